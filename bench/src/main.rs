@@ -1,0 +1,23 @@
+//! Benchmarks for `cargo xtask bench NAME`. Each prints our figure beside
+//! its baseline and the ratio, then one `RESULT {json}` line.
+
+mod core_bench;
+mod stats;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("core") => core_bench::run(),
+        Some(other) => Err(format!("unknown benchmark `{other}`")),
+        None => Err("usage: toolstack-bench NAME".into()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

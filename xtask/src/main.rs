@@ -1,0 +1,108 @@
+//! `cargo xtask`: the project's automation, in Rust (after rust-analyzer's
+//! xtask). Run `cargo xtask help`.
+
+mod layering;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+const HELP: &str = "\
+cargo xtask <command>
+
+commands:
+  ci              format check, clippy -D warnings, every test (doc tests too),
+                  then the layering check
+  layering        check crate dependencies against docs/ARCHITECTURE.md
+  bench NAME      run a benchmark in release mode (NAME: core)
+  help            this text";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("ci") => ci(),
+        Some("layering") => layering::check(&root()),
+        Some("bench") => bench(&args[1..]),
+        None | Some("help" | "--help" | "-h") => {
+            println!("{HELP}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n\n{HELP}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The repository root (xtask lives one level below it).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask has a parent folder")
+        .to_path_buf()
+}
+
+fn cargo() -> Command {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(root());
+    cmd
+}
+
+fn run(step: &str, cmd: &mut Command) -> Result<(), String> {
+    println!("\n==> {step}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("{step}: could not start: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{step} failed ({status})"))
+    }
+}
+
+fn ci() -> Result<(), String> {
+    let started = std::time::Instant::now();
+    run("format check", cargo().args(["fmt", "--all", "--check"]))?;
+    run(
+        "clippy",
+        cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
+    run(
+        "tests (unit, integration, doc)",
+        cargo().args(["test", "--workspace"]),
+    )?;
+    println!("\n==> layering check");
+    layering::check(&root())?;
+    println!("\nci passed in {:.0?}", started.elapsed());
+    Ok(())
+}
+
+const BENCHES: &[&str] = &["core"];
+
+fn bench(args: &[String]) -> Result<(), String> {
+    let Some(name) = args.first() else {
+        return Err(format!("bench needs a name: one of {}", BENCHES.join(", ")));
+    };
+    if !BENCHES.contains(&name.as_str()) {
+        return Err(format!(
+            "unknown benchmark `{name}`; one of {}",
+            BENCHES.join(", ")
+        ));
+    }
+    run(
+        &format!("bench {name}"),
+        cargo()
+            .args(["run", "--quiet", "--release", "-p", "toolstack-bench", "--"])
+            .args(args),
+    )
+}

@@ -1,7 +1,9 @@
 //! Benchmarks for `cargo xtask bench NAME`. Each prints our figure beside
 //! its baseline and the ratio, then one `RESULT {json}` line.
 
+mod concurrency_bench;
 mod core_bench;
+mod rng;
 mod stats;
 
 use std::process::ExitCode;
@@ -10,6 +12,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("core") => core_bench::run(),
+        Some("concurrency") => concurrency_bench::run(),
         Some(other) => Err(format!("unknown benchmark `{other}`")),
         None => Err("usage: toolstack-bench NAME".into()),
     };

@@ -3,6 +3,7 @@
 
 mod concurrency_bench;
 mod core_bench;
+mod policy_bench;
 mod rng;
 mod stats;
 
@@ -13,6 +14,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("core") => core_bench::run(),
         Some("concurrency") => concurrency_bench::run(),
+        Some("policy") => policy_bench::run(),
         Some(other) => Err(format!("unknown benchmark `{other}`")),
         None => Err("usage: toolstack-bench NAME".into()),
     };

@@ -4,6 +4,7 @@
 mod concurrency_bench;
 mod core_bench;
 mod policy_bench;
+mod registry_bench;
 mod rng;
 mod stats;
 
@@ -15,6 +16,7 @@ fn main() -> ExitCode {
         Some("core") => core_bench::run(),
         Some("concurrency") => concurrency_bench::run(),
         Some("policy") => policy_bench::run(),
+        Some("registry") => registry_bench::run(),
         Some(other) => Err(format!("unknown benchmark `{other}`")),
         None => Err("usage: toolstack-bench NAME".into()),
     };

@@ -13,7 +13,7 @@ commands:
   ci              format check, clippy -D warnings, every test (doc tests too),
                   then the layering check
   layering        check crate dependencies against docs/ARCHITECTURE.md
-  bench NAME      run a benchmark in release mode (NAME: core, concurrency, policy)
+  bench NAME      run a benchmark in release mode (NAME: core, concurrency, policy, registry)
   help            this text";
 
 fn main() -> ExitCode {
@@ -87,7 +87,7 @@ fn ci() -> Result<(), String> {
     Ok(())
 }
 
-const BENCHES: &[&str] = &["core", "concurrency", "policy"];
+const BENCHES: &[&str] = &["core", "concurrency", "policy", "registry"];
 
 fn bench(args: &[String]) -> Result<(), String> {
     let Some(name) = args.first() else {

@@ -68,7 +68,7 @@ fn suggest(suggestions: &[String]) -> String {
 /// assert!(!err.is_retryable());
 /// assert!(err.model_message().contains("read_file"));
 /// ```
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ToolError {
     /// No tool has this name.

@@ -107,6 +107,14 @@ pub trait DynTool: Send + Sync + 'static {
 /// A shared, type-erased tool.
 pub type SharedTool = Arc<dyn DynTool>;
 
+impl std::fmt::Debug for dyn DynTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynTool")
+            .field("name", &self.definition().name())
+            .finish_non_exhaustive()
+    }
+}
+
 /// The JSON Schema of a Rust type, as tool-core renders it: schemars 1
 /// output without `$schema` and `title` keys (providers reject or ignore
 /// them).

@@ -6,6 +6,7 @@
 //! in the order of the definition).
 
 mod gemini;
+mod import;
 mod parse;
 mod strict;
 
@@ -17,6 +18,7 @@ use serde_json::{json, Value};
 
 use crate::{ToolDefinition, ToolError};
 
+pub use import::{parse_tool_definition, parse_tool_definitions, DefinitionFormat};
 pub use parse::{parse_text_tool_calls, parse_tool_calls, ToolCall};
 pub use strict::to_strict_schema;
 

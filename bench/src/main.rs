@@ -3,6 +3,7 @@
 
 mod concurrency_bench;
 mod core_bench;
+mod disclosure_bench;
 mod policy_bench;
 mod registry_bench;
 mod rng;
@@ -17,6 +18,8 @@ fn main() -> ExitCode {
         Some("concurrency") => concurrency_bench::run(),
         Some("policy") => policy_bench::run(),
         Some("registry") => registry_bench::run(),
+        Some("disclosure") => disclosure_bench::run(),
+        Some("eval-search") => disclosure_bench::eval_search(&args[1..]),
         Some(other) => Err(format!("unknown benchmark `{other}`")),
         None => Err("usage: toolstack-bench NAME".into()),
     };

@@ -11,9 +11,12 @@ cargo xtask <command>
 
 commands:
   ci              format check, clippy -D warnings, every test (doc tests too),
-                  then the layering check
+                  the search evaluation on the shared data, the layering check
   layering        check crate dependencies against docs/ARCHITECTURE.md
-  bench NAME      run a benchmark in release mode (NAME: core, concurrency, policy, registry)
+  eval-search [--catalog F] [--queries F]
+                  search quality (recall@k, MRR, nDCG) of toolstack's
+                  tool_search and a plain BM25 baseline (default: shared data)
+  bench NAME      run a benchmark in release mode (NAME: core, concurrency, policy, registry, disclosure)
   help            this text";
 
 fn main() -> ExitCode {
@@ -22,6 +25,20 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("layering") => layering::check(&root()),
         Some("bench") => bench(&args[1..]),
+        Some("eval-search") => run(
+            "eval-search",
+            cargo()
+                .args([
+                    "run",
+                    "--quiet",
+                    "--release",
+                    "-p",
+                    "toolstack-bench",
+                    "--",
+                    "eval-search",
+                ])
+                .args(&args[1..]),
+        ),
         None | Some("help" | "--help" | "-h") => {
             println!("{HELP}");
             Ok(())
@@ -87,7 +104,7 @@ fn ci() -> Result<(), String> {
     Ok(())
 }
 
-const BENCHES: &[&str] = &["core", "concurrency", "policy", "registry"];
+const BENCHES: &[&str] = &["core", "concurrency", "policy", "registry", "disclosure"];
 
 fn bench(args: &[String]) -> Result<(), String> {
     let Some(name) = args.first() else {

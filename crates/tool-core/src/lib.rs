@@ -56,6 +56,7 @@ pub use tool::{
 };
 pub use validation::{check_value_limits, parse_arguments, CompiledSchema, ValidationLimits};
 pub use wire::{
-    parse_text_tool_calls, parse_tool_calls, parse_tool_definition, parse_tool_definitions, DefinitionFormat, render_tool, render_tools, render_tools_bytes,
-    to_strict_schema, Provider, RenderOptions, ToolCall, TEXT_FORMAT_PREAMBLE,
+    parse_text_tool_calls, parse_tool_calls, parse_tool_definition, parse_tool_definitions,
+    render_tool, render_tools, render_tools_bytes, to_strict_schema, DefinitionFormat, Provider,
+    RenderOptions, ToolCall, TEXT_FORMAT_PREAMBLE,
 };

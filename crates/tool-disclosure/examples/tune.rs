@@ -3,7 +3,10 @@
 
 use std::path::Path;
 
-use tool_disclosure::{compare_with_baseline, evaluate_index, load_catalog, load_queries, FieldParams, SearchConfig, SearchIndex};
+use tool_disclosure::{
+    compare_with_baseline, evaluate_index, load_catalog, load_queries, FieldParams, SearchConfig,
+    SearchIndex,
+};
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/tool-retrieval");
@@ -19,8 +22,14 @@ fn main() {
                         let cfg = SearchConfig {
                             k1,
                             name: FieldParams { weight: wn, b: 0.5 },
-                            param_names: FieldParams { weight: wpn, b: 0.5 },
-                            param_descriptions: FieldParams { weight: wpd, b: 0.75 },
+                            param_names: FieldParams {
+                                weight: wpn,
+                                b: 0.5,
+                            },
+                            param_descriptions: FieldParams {
+                                weight: wpd,
+                                b: 0.75,
+                            },
                             ..SearchConfig::default()
                         };
                         let mut idx = SearchIndex::with_config(cfg);
@@ -28,7 +37,10 @@ fn main() {
                             idx.add(t);
                         }
                         let m = evaluate_index(&idx, &queries);
-                        println!("r5 {:.4} r1 {:.4} ndcg {:.4} {cfg:?}", m.recall_at_5, m.recall_at_1, m.ndcg_at_10);
+                        println!(
+                            "r5 {:.4} r1 {:.4} ndcg {:.4} {cfg:?}",
+                            m.recall_at_5, m.recall_at_1, m.ndcg_at_10
+                        );
                     }
                 }
             }

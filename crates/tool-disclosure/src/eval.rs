@@ -67,10 +67,11 @@ pub fn load_catalog(path: &Path) -> Result<Vec<ToolDefinition>, DisclosureError>
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| DisclosureError::BadCatalog {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| DisclosureError::BadCatalog {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
     tool_core::parse_tool_definitions(&value).map_err(|e| DisclosureError::BadCatalog {
         path: path.display().to_string(),
         message: e.to_string(),
@@ -96,11 +97,21 @@ pub fn evaluate(queries: &[LabelledQuery], mut ranked: impl FnMut(&str) -> Vec<S
             continue;
         }
         let hits = ranked(&q.query);
-        let found_in = |k: usize| hits.iter().take(k).filter(|h| relevant.contains(h.as_str())).count() as f64 / relevant.len() as f64;
+        let found_in = |k: usize| {
+            hits.iter()
+                .take(k)
+                .filter(|h| relevant.contains(h.as_str()))
+                .count() as f64
+                / relevant.len() as f64
+        };
         m.recall_at_1 += found_in(1);
         m.recall_at_5 += found_in(5);
         m.recall_at_10 += found_in(10);
-        if let Some(rank) = hits.iter().take(10).position(|h| relevant.contains(h.as_str())) {
+        if let Some(rank) = hits
+            .iter()
+            .take(10)
+            .position(|h| relevant.contains(h.as_str()))
+        {
             m.mrr_at_10 += 1.0 / (rank as f64 + 1.0);
         }
         let dcg: f64 = hits
@@ -110,7 +121,9 @@ pub fn evaluate(queries: &[LabelledQuery], mut ranked: impl FnMut(&str) -> Vec<S
             .filter(|(_, h)| relevant.contains(h.as_str()))
             .map(|(i, _)| 1.0 / (i as f64 + 2.0).log2())
             .sum();
-        let ideal: f64 = (0..relevant.len().min(10)).map(|i| 1.0 / (i as f64 + 2.0).log2()).sum();
+        let ideal: f64 = (0..relevant.len().min(10))
+            .map(|i| 1.0 / (i as f64 + 2.0).log2())
+            .sum();
         m.ndcg_at_10 += dcg / ideal;
         m.queries += 1;
     }
@@ -127,7 +140,13 @@ pub fn evaluate(queries: &[LabelledQuery], mut ranked: impl FnMut(&str) -> Vec<S
 
 /// Evaluate a [`SearchIndex`] (top 10 per query, every tool visible).
 pub fn evaluate_index(index: &SearchIndex, queries: &[LabelledQuery]) -> Metrics {
-    evaluate(queries, |q| index.search(q, 10, |_| true).into_iter().map(|h| h.name).collect())
+    evaluate(queries, |q| {
+        index
+            .search(q, 10, |_| true)
+            .into_iter()
+            .map(|h| h.name)
+            .collect()
+    })
 }
 
 /// toolstack's search and the plain BM25 baseline over one catalog and

@@ -45,17 +45,34 @@ impl Default for SearchConfig {
     fn default() -> Self {
         Self {
             k1: 1.2,
-            name: FieldParams { weight: 2.0, b: 0.5 },
-            description: FieldParams { weight: 1.0, b: 0.5 },
-            param_names: FieldParams { weight: 1.0, b: 0.5 },
-            param_descriptions: FieldParams { weight: 0.4, b: 0.75 },
+            name: FieldParams {
+                weight: 2.0,
+                b: 0.5,
+            },
+            description: FieldParams {
+                weight: 1.0,
+                b: 0.5,
+            },
+            param_names: FieldParams {
+                weight: 1.0,
+                b: 0.5,
+            },
+            param_descriptions: FieldParams {
+                weight: 0.4,
+                b: 0.75,
+            },
         }
     }
 }
 
 impl SearchConfig {
     fn fields(&self) -> [FieldParams; FIELDS] {
-        [self.name, self.description, self.param_names, self.param_descriptions]
+        [
+            self.name,
+            self.description,
+            self.param_names,
+            self.param_descriptions,
+        ]
     }
 }
 
@@ -106,6 +123,8 @@ pub struct SearchIndex {
     config: SearchConfig,
     mode: Mode,
     docs: Vec<Option<Doc>>,
+    /// Field lengths by slot, dense, for the scoring loop.
+    lens: Vec<[u32; FIELDS]>,
     free: Vec<u32>,
     by_name: HashMap<String, u32>,
     term_ids: HashMap<String, u32>,
@@ -163,8 +182,14 @@ impl SearchIndex {
     /// The plain BM25 baseline: name + description, lower-cased word
     /// tokens, one field, k1 = 1.5, b = 0.75, no field weights.
     pub fn plain_bm25() -> Self {
-        let one = FieldParams { weight: 1.0, b: 0.75 };
-        let none = FieldParams { weight: 0.0, b: 0.0 };
+        let one = FieldParams {
+            weight: 1.0,
+            b: 0.75,
+        };
+        let none = FieldParams {
+            weight: 0.0,
+            b: 0.0,
+        };
         let config = SearchConfig {
             k1: 1.5,
             name: one,
@@ -180,6 +205,7 @@ impl SearchIndex {
             config,
             mode,
             docs: Vec::new(),
+            lens: Vec::new(),
             free: Vec::new(),
             by_name: HashMap::new(),
             term_ids: HashMap::new(),
@@ -264,8 +290,10 @@ impl SearchIndex {
         }
         let slot = self.free.pop().unwrap_or_else(|| {
             self.docs.push(None);
+            self.lens.push([0; FIELDS]);
             (self.docs.len() - 1) as u32
         });
+        self.lens[slot as usize] = lens;
         for (&term, tf) in &counts {
             self.postings[term as usize].push((slot, *tf));
         }
@@ -300,20 +328,23 @@ impl SearchIndex {
         true
     }
 
-    /// Query terms with their counts, sorted by term id.
+    /// Query terms with their counts, sorted by the token text (not the
+    /// term id, which depends on insertion order): scores are then summed
+    /// in the same order in every index, rebuilt or updated.
     fn weighted_terms(&self, query: &str) -> Vec<(u32, f32)> {
-        let mut terms: Vec<u32> = self
-            .query_tokens(query)
-            .iter()
-            .filter_map(|t| self.term_ids.get(t).copied())
-            .collect();
-        terms.sort_unstable();
+        let mut tokens = self.query_tokens(query);
+        tokens.sort_unstable();
         let mut weighted: Vec<(u32, f32)> = Vec::new();
-        for t in terms {
-            match weighted.last_mut() {
-                Some((last, q)) if *last == t => *q += 1.0,
-                _ => weighted.push((t, 1.0)),
+        let mut last: Option<&str> = None;
+        for token in &tokens {
+            let Some(&id) = self.term_ids.get(token) else {
+                continue;
+            };
+            match (last, weighted.last_mut()) {
+                (Some(prev), Some((_, q))) if prev == token => *q += 1.0,
+                _ => weighted.push((id, 1.0)),
             }
+            last = Some(token);
         }
         weighted
     }
@@ -347,8 +378,7 @@ impl SearchIndex {
             let postings = &self.postings[term as usize];
             let idf = stats.idf(postings.len());
             for (slot, tfs) in postings {
-                let Some(doc) = self.docs[*slot as usize].as_ref() else { continue };
-                let contribution = stats.term_score(doc, tfs, qtf, idf);
+                let contribution = stats.term_score(&self.lens[*slot as usize], *tfs, qtf, idf);
                 if contribution == 0.0 {
                     continue;
                 }
@@ -379,7 +409,10 @@ impl SearchIndex {
         }
         let stats = self.stats();
         let weighted = self.weighted_terms(query);
-        let idfs: Vec<f32> = weighted.iter().map(|(t, _)| stats.idf(self.postings[*t as usize].len())).collect();
+        let idfs: Vec<f32> = weighted
+            .iter()
+            .map(|(t, _)| stats.idf(self.postings[*t as usize].len()))
+            .collect();
         let hits: Vec<(f32, &str)> = self
             .docs
             .iter()
@@ -388,7 +421,7 @@ impl SearchIndex {
                 let mut score = 0f32;
                 for ((term, qtf), idf) in weighted.iter().zip(&idfs) {
                     if let Some((_, tfs)) = doc.terms.iter().find(|(t, _)| t == term) {
-                        score += stats.term_score(doc, tfs, *qtf, *idf);
+                        score += stats.term_score(&doc.lens, *tfs, *qtf, *idf);
                     }
                 }
                 (score > 0.0).then_some((score, doc.name.as_str()))
@@ -413,12 +446,12 @@ impl Stats {
 
     /// BM25F: field frequencies, weighted and length-normalised, summed,
     /// then saturated once.
-    fn term_score(&self, doc: &Doc, tfs: &[u16; FIELDS], qtf: f32, idf: f32) -> f32 {
+    fn term_score(&self, lens: &[u32; FIELDS], tfs: [u16; FIELDS], qtf: f32, idf: f32) -> f32 {
         let mut tf = 0f32;
         for f in 0..FIELDS {
             let p = self.params[f];
             if tfs[f] > 0 && p.weight > 0.0 {
-                let norm = 1.0 - p.b + p.b * doc.lens[f] as f32 / self.avg[f];
+                let norm = 1.0 - p.b + p.b * lens[f] as f32 / self.avg[f];
                 tf += p.weight * f32::from(tfs[f]) / norm;
             }
         }

@@ -70,8 +70,15 @@ fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
 
-fn build(index: usize, name: &str, description: &str, schema: Option<&Value>) -> Result<ToolDefinition, ToolError> {
-    let schema = schema.cloned().unwrap_or_else(|| json!({"type": "object", "properties": {}}));
+fn build(
+    index: usize,
+    name: &str,
+    description: &str,
+    schema: Option<&Value>,
+) -> Result<ToolDefinition, ToolError> {
+    let schema = schema
+        .cloned()
+        .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
     ToolDefinition::builder(name, description)
         .input_schema(schema)
         .build()
@@ -103,30 +110,59 @@ fn mcp_facts(annotations: &Value) -> ToolFacts {
 /// let err = parse_tool_definition(3, &json!({"title": "x"})).unwrap_err();
 /// assert!(err.to_string().contains("/3"));
 /// ```
-pub fn parse_tool_definition(index: usize, entry: &Value) -> Result<(ToolDefinition, DefinitionFormat), ToolError> {
+pub fn parse_tool_definition(
+    index: usize,
+    entry: &Value,
+) -> Result<(ToolDefinition, DefinitionFormat), ToolError> {
     if !entry.is_object() {
         return Err(invalid(index, "a tool definition must be a JSON object"));
     }
     if entry.get("type").and_then(Value::as_str) == Some("function") {
         if let Some(function) = entry.get("function") {
-            let name = str_of(function, "name").ok_or_else(|| invalid(index, "OpenAI Chat tool without function.name"))?;
-            let def = build(index, name, str_of(function, "description").unwrap_or_default(), function.get("parameters"))?;
+            let name = str_of(function, "name")
+                .ok_or_else(|| invalid(index, "OpenAI Chat tool without function.name"))?;
+            let def = build(
+                index,
+                name,
+                str_of(function, "description").unwrap_or_default(),
+                function.get("parameters"),
+            )?;
             return Ok((def, DefinitionFormat::OpenAiChat));
         }
-        let name = str_of(entry, "name").ok_or_else(|| invalid(index, "OpenAI Responses tool without name"))?;
-        let def = build(index, name, str_of(entry, "description").unwrap_or_default(), entry.get("parameters"))?;
+        let name = str_of(entry, "name")
+            .ok_or_else(|| invalid(index, "OpenAI Responses tool without name"))?;
+        let def = build(
+            index,
+            name,
+            str_of(entry, "description").unwrap_or_default(),
+            entry.get("parameters"),
+        )?;
         return Ok((def, DefinitionFormat::OpenAiResponses));
     }
     let Some(name) = str_of(entry, "name") else {
-        return Err(invalid(index, "matches no known tool format (no `name`, no `function`)"));
+        return Err(invalid(
+            index,
+            "matches no known tool format (no `name`, no `function`)",
+        ));
     };
     let description = str_of(entry, "description").unwrap_or_default();
     if let Some(schema) = entry.get("input_schema") {
         // Anthropic's shape has only these keys; anything more is ours.
-        if entry.as_object().is_some_and(|o| o.keys().all(|k| matches!(k.as_str(), "name" | "description" | "input_schema" | "cache_control"))) {
-            return Ok((build(index, name, description, Some(schema))?, DefinitionFormat::Anthropic));
+        if entry.as_object().is_some_and(|o| {
+            o.keys().all(|k| {
+                matches!(
+                    k.as_str(),
+                    "name" | "description" | "input_schema" | "cache_control"
+                )
+            })
+        }) {
+            return Ok((
+                build(index, name, description, Some(schema))?,
+                DefinitionFormat::Anthropic,
+            ));
         }
-        let def: ToolDefinition = serde_json::from_value(entry.clone()).map_err(|e| invalid(index, e.to_string()))?;
+        let def: ToolDefinition =
+            serde_json::from_value(entry.clone()).map_err(|e| invalid(index, e.to_string()))?;
         return Ok((def, DefinitionFormat::Toolstack));
     }
     if let Some(schema) = entry.get("inputSchema") {
@@ -141,13 +177,22 @@ pub fn parse_tool_definition(index: usize, entry: &Value) -> Result<(ToolDefinit
         if let Some(annotations) = entry.get("annotations") {
             def = def.with_facts(mcp_facts(annotations));
         }
-        return Ok((def.with_source(ToolSource::mcp("imported")), DefinitionFormat::Mcp));
+        return Ok((
+            def.with_source(ToolSource::mcp("imported")),
+            DefinitionFormat::Mcp,
+        ));
     }
     if let Some(params) = entry.get("parameters") {
         let schema = bfcl_to_json_schema(params);
-        return Ok((build(index, name, description, Some(&schema))?, DefinitionFormat::Bfcl));
+        return Ok((
+            build(index, name, description, Some(&schema))?,
+            DefinitionFormat::Bfcl,
+        ));
     }
-    Err(invalid(index, "matches no known tool format (no parameters, input_schema or inputSchema)"))
+    Err(invalid(
+        index,
+        "matches no known tool format (no parameters, input_schema or inputSchema)",
+    ))
 }
 
 /// Read a whole catalog: a JSON array of entries in any supported format
@@ -160,7 +205,8 @@ pub fn parse_tool_definitions(catalog: &Value) -> Result<Vec<ToolDefinition>, To
             _ => {
                 return Err(ToolError::MalformedPayload {
                     pointer: String::new(),
-                    reason: "a catalog is a JSON array of tool definitions (or {\"tools\": [...]})".into(),
+                    reason: "a catalog is a JSON array of tool definitions (or {\"tools\": [...]})"
+                        .into(),
                 })
             }
         },
@@ -185,18 +231,41 @@ mod tests {
     #[test]
     fn each_format_is_detected() {
         let cases = [
-            (json!({"type":"function","function":{"name":"a","parameters":{"type":"object"}}}), DefinitionFormat::OpenAiChat),
-            (json!({"type":"function","name":"a","parameters":{"type":"object"}}), DefinitionFormat::OpenAiResponses),
-            (json!({"name":"a","description":"d","input_schema":{"type":"object"}}), DefinitionFormat::Anthropic),
-            (json!({"name":"a","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}), DefinitionFormat::Mcp),
-            (json!({"name":"a","input_schema":{"type":"object"},"source":{"kind":"built_in"}}), DefinitionFormat::Toolstack),
+            (
+                json!({"type":"function","function":{"name":"a","parameters":{"type":"object"}}}),
+                DefinitionFormat::OpenAiChat,
+            ),
+            (
+                json!({"type":"function","name":"a","parameters":{"type":"object"}}),
+                DefinitionFormat::OpenAiResponses,
+            ),
+            (
+                json!({"name":"a","description":"d","input_schema":{"type":"object"}}),
+                DefinitionFormat::Anthropic,
+            ),
+            (
+                json!({"name":"a","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}),
+                DefinitionFormat::Mcp,
+            ),
+            (
+                json!({"name":"a","input_schema":{"type":"object"},"source":{"kind":"built_in"}}),
+                DefinitionFormat::Toolstack,
+            ),
         ];
         for (entry, format) in cases {
-            assert_eq!(parse_tool_definition(0, &entry).unwrap().1, format, "{entry}");
+            assert_eq!(
+                parse_tool_definition(0, &entry).unwrap().1,
+                format,
+                "{entry}"
+            );
         }
         let (mcp, _) = parse_tool_definition(0, &cases_mcp()).unwrap();
         assert_eq!(mcp.facts().read_only, Some(true));
-        assert_eq!(mcp.facts().idempotent, None, "absent annotations stay unknown");
+        assert_eq!(
+            mcp.facts().idempotent,
+            None,
+            "absent annotations stay unknown"
+        );
     }
 
     fn cases_mcp() -> Value {

@@ -7,6 +7,7 @@ mod disclosure_bench;
 mod policy_bench;
 mod registry_bench;
 mod rng;
+mod service_bench;
 mod stats;
 
 use std::process::ExitCode;
@@ -19,6 +20,7 @@ fn main() -> ExitCode {
         Some("policy") => policy_bench::run(),
         Some("registry") => registry_bench::run(),
         Some("disclosure") => disclosure_bench::run(),
+        Some("service") => service_bench::run(),
         Some("eval-search") => disclosure_bench::eval_search(&args[1..]),
         Some(other) => Err(format!("unknown benchmark `{other}`")),
         None => Err("usage: toolstack-bench NAME".into()),

@@ -16,7 +16,8 @@ commands:
   eval-search [--catalog F] [--queries F]
                   search quality (recall@k, MRR, nDCG) of toolstack's
                   tool_search and a plain BM25 baseline (default: shared data)
-  bench NAME      run a benchmark in release mode (NAME: core, concurrency, policy, registry, disclosure)
+  bench NAME      run a benchmark in release mode (NAME: core, concurrency, policy,
+                  registry, disclosure, service)
   help            this text";
 
 fn main() -> ExitCode {
@@ -104,7 +105,14 @@ fn ci() -> Result<(), String> {
     Ok(())
 }
 
-const BENCHES: &[&str] = &["core", "concurrency", "policy", "registry", "disclosure"];
+const BENCHES: &[&str] = &[
+    "core",
+    "concurrency",
+    "policy",
+    "registry",
+    "disclosure",
+    "service",
+];
 
 fn bench(args: &[String]) -> Result<(), String> {
     let Some(name) = args.first() else {

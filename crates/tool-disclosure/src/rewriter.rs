@@ -60,6 +60,10 @@ pub struct DisclosureConfig {
     /// Defer every MCP tool (unless always-loaded).
     #[serde(default)]
     pub defer_mcp_tools: bool,
+    /// Defer every tool that is not always-loaded (an empty core that does
+    /// not detach).
+    #[serde(default)]
+    pub defer_all: bool,
     /// Tools never deferred: names or globs.
     #[serde(default)]
     pub always_loaded: Vec<String>,
@@ -76,6 +80,7 @@ impl Default for DisclosureConfig {
             style: DeferredStyle::default(),
             compact_max_chars: default_compact_max_chars(),
             defer_mcp_tools: false,
+            defer_all: false,
             always_loaded: Vec::new(),
             always_loaded_sources: Vec::new(),
         }
@@ -155,8 +160,8 @@ impl ProgressiveDisclosureRewriter {
         let core = globs("core", &config.core)?;
         let always = globs("always_loaded", &config.always_loaded)?;
         let everything = config.core.is_empty() || config.core.iter().any(|c| c == "*");
-        let detached =
-            config.core.iter().any(|c| c == "*") || (everything && !config.defer_mcp_tools);
+        let detached = config.core.iter().any(|c| c == "*")
+            || (everything && !config.defer_mcp_tools && !config.defer_all);
         Ok(Self {
             config,
             core,
@@ -187,6 +192,9 @@ impl ProgressiveDisclosureRewriter {
                 .contains(&def.source().label())
         {
             return false;
+        }
+        if self.config.defer_all {
+            return !self.core.is_match(def.name());
         }
         if self.config.core.is_empty() {
             return self.config.defer_mcp_tools && def.source().is_mcp();

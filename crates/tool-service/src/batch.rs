@@ -95,21 +95,7 @@ impl ScopedToolService {
             .collect();
         let dag = match Dag::build(&planned) {
             Ok(dag) => dag,
-            Err(e) => {
-                return calls
-                    .into_iter()
-                    .map(|c| CallResult {
-                        result: Err(ToolError::InvalidArguments {
-                            tool: c.name,
-                            violations: vec![Violation::new(
-                                "/depends_on",
-                                format!("the batch cannot be planned: {e}"),
-                            )],
-                        }),
-                        id: c.id,
-                    })
-                    .collect()
-            }
+            Err(e) => return unplannable(calls, &e),
         };
         let mut queue = match dag.ready_queue(self.inner.limits.max_in_flight) {
             Ok(q) => q,
@@ -144,49 +130,25 @@ impl ScopedToolService {
         loop {
             if !ctx.is_cancelled() {
                 for i in queue.ready() {
+                    running += 1;
                     let failed_dep = deps[i]
                         .iter()
                         .find(|&&d| !matches!(results[d], Some(Ok(_))));
                     if let Some(&d) = failed_dep {
-                        let _ = tx.send((
-                            i,
-                            Err(ToolError::execution(
-                                calls[i].name.clone(),
-                                format!(
-                                    "not run: its dependency `{}` did not succeed",
-                                    calls[i]
-                                        .depends_on
-                                        .iter()
-                                        .find(|x| index.get(x.as_str()) == Some(&d))
-                                        .map_or("?", String::as_str)
-                                ),
-                            )),
-                        ));
-                        running += 1;
+                        let message =
+                            format!("not run: its dependency `{}` did not succeed", calls[d].id);
+                        let _ =
+                            tx.send((i, Err(ToolError::execution(calls[i].name.clone(), message))));
                         continue;
                     }
-                    let service = self.clone();
-                    let call = calls[i].clone();
-                    let call_ctx = ctx
-                        .for_call(call.id.clone())
-                        .with_cancellation(ctx.cancellation().child_token());
-                    let tx = tx.clone();
-                    let pool = pool.clone();
-                    let waiting = started.elapsed();
-                    running += 1;
-                    tokio::spawn(async move {
-                        let result = service
-                            .execute_inner(
-                                &call.id,
-                                &call.name,
-                                call.arguments,
-                                &call_ctx,
-                                waiting,
-                                pool.as_ref(),
-                            )
-                            .await;
-                        let _ = tx.send((i, result));
-                    });
+                    self.start_call(
+                        calls[i].clone(),
+                        i,
+                        ctx,
+                        started.elapsed(),
+                        pool.clone(),
+                        tx.clone(),
+                    );
                 }
             }
             if running == 0 {
@@ -218,17 +180,72 @@ impl ScopedToolService {
                 }
             }
         }
-        calls
-            .into_iter()
-            .zip(results)
-            .map(|(c, r)| CallResult {
-                result: r.unwrap_or_else(|| {
-                    Err(ToolError::Cancelled {
-                        tool: c.name.clone(),
-                    })
-                }),
-                id: c.id,
-            })
-            .collect()
+        finish(calls, results)
     }
+
+    /// Run one call of a batch on its own task; its result comes back on `tx`.
+    fn start_call(
+        &self,
+        call: BatchCall,
+        i: usize,
+        ctx: &CallContext,
+        waiting: std::time::Duration,
+        pool: Option<BudgetPool>,
+        tx: mpsc::UnboundedSender<(usize, Result<ToolOutput, ToolError>)>,
+    ) {
+        let service = self.clone();
+        let call_ctx = ctx
+            .for_call(call.id.clone())
+            .with_cancellation(ctx.cancellation().child_token());
+        tokio::spawn(async move {
+            let result = service
+                .execute_inner(
+                    &call.id,
+                    &call.name,
+                    call.arguments,
+                    &call_ctx,
+                    waiting,
+                    pool.as_ref(),
+                )
+                .await;
+            let _ = tx.send((i, result));
+        });
+    }
+}
+
+/// One result per call, in order; a call that never got one was cancelled.
+fn finish(
+    calls: Vec<BatchCall>,
+    results: Vec<Option<Result<ToolOutput, ToolError>>>,
+) -> Vec<CallResult> {
+    calls
+        .into_iter()
+        .zip(results)
+        .map(|(c, r)| CallResult {
+            result: r.unwrap_or_else(|| {
+                Err(ToolError::Cancelled {
+                    tool: c.name.clone(),
+                })
+            }),
+            id: c.id,
+        })
+        .collect()
+}
+
+/// Every call fails alike when the batch cannot be planned (unknown
+/// dependency, cycle, forward dependency, duplicate id).
+fn unplannable(calls: Vec<BatchCall>, e: &tool_concurrency::PlanError) -> Vec<CallResult> {
+    calls
+        .into_iter()
+        .map(|c| CallResult {
+            result: Err(ToolError::InvalidArguments {
+                tool: c.name,
+                violations: vec![Violation::new(
+                    "/depends_on",
+                    format!("the batch cannot be planned: {e}"),
+                )],
+            }),
+            id: c.id,
+        })
+        .collect()
 }

@@ -275,7 +275,9 @@ async fn shell(args: Value, ctx: CallContext) -> Result<ToolOutput, ToolError> {
 /// An object schema. Schemas are written by hand here: short, stable and
 /// exactly what the model sees.
 fn obj(props: Value, required: &[&str]) -> Value {
-    json!({"type": "object", "properties": props, "required": required})
+    let mut schema = json!({"type": "object", "required": required});
+    schema["properties"] = props;
+    schema
 }
 
 /// The built-in tools, one static list: the single source of their names

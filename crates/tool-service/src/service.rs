@@ -568,15 +568,17 @@ impl ScopedToolService {
         }
     }
 
-    /// One attempt: the tool runs in its own task, so a panic becomes a
-    /// typed error and the service keeps serving; the deadline and the
-    /// cancellation token end it.
+    /// One attempt, on the caller's task (no thread hop): a panic inside
+    /// the tool is caught and becomes a typed error, so the service keeps
+    /// serving; the deadline and the cancellation token end it (the tool's
+    /// future is dropped and its child token cancelled).
     async fn run_once(
         &self,
         target: &Target,
         args: Value,
         ctx: &CallContext,
     ) -> Result<ToolOutput, ToolError> {
+        use futures::FutureExt;
         let name = target.def.name().to_owned();
         let timeout = ctx.remaining().map_or(self.inner.limits.call_timeout, |r| {
             r.min(self.inner.limits.call_timeout)
@@ -587,13 +589,12 @@ impl ScopedToolService {
             .with_cancellation(child.clone())
             .with_timeout(timeout);
         let tool = Arc::clone(&target.tool);
-        let handle = tokio::spawn(async move { tool.call(args, &call_ctx).await });
-        let abort = handle.abort_handle();
+        let run = std::panic::AssertUnwindSafe(async move { tool.call(args, &call_ctx).await })
+            .catch_unwind();
         tokio::select! {
-            joined = handle => match joined {
+            finished = run => match finished {
                 Ok(result) => result,
-                Err(e) if e.is_panic() => {
-                    let payload = e.into_panic();
+                Err(payload) => {
                     let message = payload
                         .downcast_ref::<&str>()
                         .map(|s| (*s).to_owned())
@@ -601,16 +602,13 @@ impl ScopedToolService {
                         .unwrap_or_else(|| "a non-text panic payload".to_owned());
                     Err(ToolError::Panicked { tool: name, message })
                 }
-                Err(_) => Err(ToolError::Cancelled { tool: name }),
             },
             () = tokio::time::sleep(timeout) => {
                 child.cancel();
-                abort.abort();
                 Err(ToolError::Timeout { tool: name, after: timeout })
             }
             () = ctx.cancellation().cancelled() => {
                 child.cancel();
-                abort.abort();
                 Err(ToolError::Cancelled { tool: name })
             }
         }

@@ -38,6 +38,7 @@ mod hooks;
 mod limits;
 mod resolve;
 mod service;
+mod shed_search;
 
 pub use batch::{BatchCall, CallResult, FOOTPRINT_KEY};
 pub use events::{
@@ -47,3 +48,4 @@ pub use hooks::{CallHook, HookVerdict};
 pub use limits::{BudgetPool, Limits, OutputBudget, Overflow, RetryPolicy};
 pub use resolve::repair_name;
 pub use service::{ScopedToolService, ServiceBuilder, ToolService};
+pub use shed_search::Bm25ShedSearcher;

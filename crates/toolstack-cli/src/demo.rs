@@ -74,8 +74,12 @@ impl DynTool for SimulatedRemote {
     }
 }
 
-#[derive(Clone, Copy)]
-struct Clock(Instant);
+/// The trace: printed as it goes, or collected for `--json`.
+#[derive(Clone)]
+struct Clock {
+    start: Instant,
+    json: Option<Arc<std::sync::Mutex<Vec<Value>>>>,
+}
 
 /// Prints each approval request, then lets the scripted person answer.
 struct Announcing {
@@ -133,11 +137,14 @@ fn fill_required(schema: &Value, city: &str) -> Value {
 
 impl Clock {
     fn say(&self, text: impl AsRef<str>) {
-        println!(
-            "[{:>8.1} ms] {}",
-            self.0.elapsed().as_secs_f64() * 1e3,
-            text.as_ref()
-        );
+        let ms = self.start.elapsed().as_secs_f64() * 1e3;
+        match &self.json {
+            Some(steps) => steps
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(json!({"ms": (ms * 10.0).round() / 10.0, "text": text.as_ref().trim()})),
+            None => println!("[{ms:>8.1} ms] {}", text.as_ref()),
+        }
     }
 }
 
@@ -161,19 +168,37 @@ fn show(clock: &Clock, label: &str, result: &Result<ToolOutput, ToolError>) {
     }
 }
 
-/// Run the scripted turn.
-pub fn run(catalog_path: &Path) -> CliResult<()> {
+/// Run the scripted turn; with `as_json`, print one JSON document
+/// `{"steps": [{"ms", "text"}], "events": [CallEvent], "ledger_records"}`.
+pub fn run(catalog_path: &Path, as_json: bool) -> CliResult<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(cli)?;
-    runtime.block_on(turn(catalog_path))
+    let steps = as_json.then(|| Arc::new(std::sync::Mutex::new(Vec::new())));
+    let clock = Clock {
+        start: Instant::now(),
+        json: steps.clone(),
+    };
+    let (events, records) = runtime.block_on(turn(catalog_path, clock))?;
+    if let Some(steps) = steps {
+        let steps = steps
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        crate::io::print_json(
+            &json!({"steps": steps, "events": events, "ledger_records": records}),
+        );
+    }
+    Ok(())
 }
 
 #[allow(clippy::too_many_lines)]
-async fn turn(catalog_path: &Path) -> CliResult<()> {
-    let clock = Clock(Instant::now());
+async fn turn(
+    catalog_path: &Path,
+    clock: Clock,
+) -> CliResult<(Vec<toolstack::service::CallEvent>, usize)> {
     let workspace = tempfile::tempdir().map_err(cli)?;
     for (path, text) in [
         ("README.md", "# demo\nTODO: write the intro\n"),
@@ -256,7 +281,7 @@ async fn turn(catalog_path: &Path) -> CliResult<()> {
         .disclosure(disclosure)
         .approvals(Arc::new(ApprovalGate::new(
             Arc::new(Announcing {
-                clock,
+                clock: clock.clone(),
                 inner: requester.clone(),
             }),
             Duration::from_secs(5),
@@ -410,7 +435,7 @@ async fn turn(catalog_path: &Path) -> CliResult<()> {
         "ledger: {records} hash-chained records verified ({})",
         ledger_path.display()
     ));
-    Ok(())
+    Ok((events.events(), records))
 }
 
 fn call(id: &str, name: &str, arguments: Value) -> BatchCall {

@@ -96,6 +96,9 @@ enum Command {
         /// The large deferred catalog (default: the shared BFCL-derived one).
         #[arg(long)]
         catalog: Option<PathBuf>,
+        /// One JSON document on stdout: the steps, every call event, the ledger count.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -215,10 +218,11 @@ fn main() -> ExitCode {
                     json,
                 },
         } => commands::policy_list(config, catalog, *json),
-        Command::Demo { catalog } => toolstack_cli::demo::run(
+        Command::Demo { catalog, json } => toolstack_cli::demo::run(
             &catalog
                 .clone()
                 .unwrap_or_else(toolstack_cli::demo::default_catalog),
+            *json,
         ),
     };
     match result {

@@ -352,3 +352,30 @@ fn bad_inputs_get_clear_messages_and_no_panic() {
         "--args",
     );
 }
+
+#[test]
+fn demo_runs_end_to_end() {
+    let v = ok_json(&["demo", "--json"]);
+    let events = v["events"].as_array().unwrap();
+    let outcome = |id: &str| {
+        events
+            .iter()
+            .find(|e| e["call_id"] == id)
+            .map(|e| e["outcome"].as_str().unwrap_or_default().to_owned())
+    };
+    assert_eq!(outcome("b4").as_deref(), Some("ok"));
+    assert!(events
+        .iter()
+        .any(|e| e["requested_tool"] == "tool_search" && e["outcome"] == "ok"));
+    assert!(events
+        .iter()
+        .any(|e| e["requested_tool"] == "edit_file" && e["approval"] == "approved:once"));
+    assert!(events
+        .iter()
+        .any(|e| e["requested_tool"] == "shell" && e["outcome"] == "permission_denied"));
+    assert_eq!(v["ledger_records"].as_u64().unwrap() as usize, events.len());
+    assert!(v["steps"].as_array().unwrap().iter().any(|s| s["text"]
+        .as_str()
+        .unwrap()
+        .contains("notes/a.txt holds \"second\"")));
+}

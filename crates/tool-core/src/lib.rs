@@ -49,7 +49,7 @@ pub use error::{ErrorKind, ToolError, Violation};
 pub use facts::ToolFacts;
 pub use name::{validate_tool_name, ToolName, MAX_TOOL_NAME_LEN};
 pub use output::{Content, ToolOutput};
-pub use suggest::closest_names;
+pub use suggest::{closest_names, fold_tool_name};
 pub use tool::{
     schema_for_type, BoxFuture, DynTool, FnTool, FnToolBuilder, IntoDynTool, MultiCommandBuilder,
     MultiCommandTool, SharedTool, Tool, TypedTool,

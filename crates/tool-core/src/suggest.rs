@@ -1,19 +1,27 @@
 //! Close-name suggestions for not-found errors.
 
+/// A tool name folded for loose comparison: ASCII lower case, `-` read as
+/// `_`.
+///
+/// ```
+/// assert_eq!(tool_core::fold_tool_name("Read-File"), "read_file");
+/// ```
+pub fn fold_tool_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c == '-' {
+                '_'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect()
+}
+
 /// Levenshtein distance over characters, after folding case and treating
 /// `-` and `_` as one.
 fn distance(a: &str, b: &str) -> usize {
-    let fold = |s: &str| -> Vec<char> {
-        s.chars()
-            .map(|c| {
-                if c == '-' {
-                    '_'
-                } else {
-                    c.to_ascii_lowercase()
-                }
-            })
-            .collect()
-    };
+    let fold = |s: &str| -> Vec<char> { fold_tool_name(s).chars().collect() };
     let (a, b) = (fold(a), fold(b));
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.iter().enumerate() {
@@ -42,13 +50,13 @@ pub fn closest_names<'a>(
     candidates: impl IntoIterator<Item = &'a str>,
     limit: usize,
 ) -> Vec<String> {
-    let lower = name.to_ascii_lowercase().replace('-', "_");
+    let lower = fold_tool_name(name);
     let budget = (name.chars().count() / 3).max(2);
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
         .filter_map(|c| {
             let d = distance(name, c);
-            let folded = c.to_ascii_lowercase().replace('-', "_");
+            let folded = fold_tool_name(c);
             let related = lower.len() >= 3 && (folded.contains(&lower) || lower.contains(&folded));
             (d <= budget || related).then_some((d, c))
         })

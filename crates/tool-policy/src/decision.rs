@@ -300,16 +300,18 @@ impl ScopedPolicy {
         self.channel.as_deref()
     }
 
-    /// Every tier's deciding entry for `name`: global, agent, channel.
-    fn entries(&self, name: &str) -> Vec<EntryMatch> {
+    /// The tiers in force: global, then this agent's and channel's if
+    /// configured.
+    fn tiers(&self) -> impl Iterator<Item = &TierRules> {
         let inner = &self.policy.inner;
         let agent = self.agent.as_ref().and_then(|a| inner.agents.get(a));
         let channel = self.channel.as_ref().and_then(|c| inner.channels.get(c));
-        [Some(&inner.global), agent, channel]
-            .into_iter()
-            .flatten()
-            .filter_map(|t| t.lookup(name))
-            .collect()
+        [Some(&inner.global), agent, channel].into_iter().flatten()
+    }
+
+    /// Every tier's deciding entry for `name`: global, agent, channel.
+    fn entries(&self, name: &str) -> Vec<EntryMatch> {
+        self.tiers().filter_map(|t| t.lookup(name)).collect()
     }
 
     /// Decide for a tool; with `args`, shell-category tools also pass the
@@ -394,11 +396,7 @@ impl ScopedPolicy {
     #[doc(hidden)]
     pub fn decide_naive(&self, def: &ToolDefinition) -> Action {
         let inner = &self.policy.inner;
-        let agent = self.agent.as_ref().and_then(|a| inner.agents.get(a));
-        let channel = self.channel.as_ref().and_then(|c| inner.channels.get(c));
-        [Some(&inner.global), agent, channel]
-            .into_iter()
-            .flatten()
+        self.tiers()
             .filter_map(|t| t.lookup_naive(def.name()))
             .max()
             .unwrap_or_else(|| tier_decides(inner.exec_tier, *def.facts()).0)

@@ -1,16 +1,6 @@
 //! Name repair: case, `-` vs `_`, a missing or an extra namespace.
 
-fn fold(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c == '-' {
-                '_'
-            } else {
-                c.to_ascii_lowercase()
-            }
-        })
-        .collect()
-}
+use tool_core::fold_tool_name as fold;
 
 /// Repair a name the model got slightly wrong, against the dispatchable
 /// names. Stages, first with any hit wins: same name after folding case

@@ -4,9 +4,23 @@
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use tool_core::{CallContext, FnTool, SharedTool, ToolFacts, ToolOutput, ToolSource};
 use tool_registry::{SourceConfig, ToolCatalog};
-use tool_service::{BatchCall, Limits, ScopedToolService};
+
+use tool_service::{BatchCall, CallEvent, EventSink, Limits, ScopedToolService};
+
+/// Counts events, so the pipeline pays for building them.
+#[derive(Default)]
+struct CountingSink(AtomicUsize);
+
+impl EventSink for CountingSink {
+    fn record(&self, event: &CallEvent) {
+        self.0
+            .fetch_add(event.input_bytes.min(1), Ordering::Relaxed);
+    }
+}
 
 use crate::stats::{median, r2};
 
@@ -29,6 +43,7 @@ pub fn run() -> Result<(), String> {
         .set_source_tools("bench", vec![noop.clone()])
         .map_err(|e| e.to_string())?;
     let service = ScopedToolService::builder(catalog.snapshot())
+        .events(Arc::new(CountingSink::default()))
         .limits(Limits {
             max_in_flight: Some(64),
             ..Limits::default()

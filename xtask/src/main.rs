@@ -26,20 +26,7 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("layering") => layering::check(&root()),
         Some("bench") => bench(&args[1..]),
-        Some("eval-search") => run(
-            "eval-search",
-            cargo()
-                .args([
-                    "run",
-                    "--quiet",
-                    "--release",
-                    "-p",
-                    "toolstack-bench",
-                    "--",
-                    "eval-search",
-                ])
-                .args(&args[1..]),
-        ),
+        Some("eval-search") => run("eval-search", &mut eval_search(&args[1..])),
         None | Some("help" | "--help" | "-h") => {
             println!("{HELP}");
             Ok(())
@@ -99,10 +86,30 @@ fn ci() -> Result<(), String> {
         "tests (unit, integration, doc)",
         cargo().args(["test", "--workspace"]),
     )?;
+    run(
+        "search evaluation on the shared data",
+        &mut eval_search(&[]),
+    )?;
     println!("\n==> layering check");
     layering::check(&root())?;
     println!("\nci passed in {:.0?}", started.elapsed());
     Ok(())
+}
+
+/// `eval-search` runs in the benchmark binary (release build, shared data).
+fn eval_search(args: &[String]) -> Command {
+    let mut cmd = cargo();
+    cmd.args([
+        "run",
+        "--quiet",
+        "--release",
+        "-p",
+        "toolstack-bench",
+        "--",
+        "eval-search",
+    ])
+    .args(args);
+    cmd
 }
 
 const BENCHES: &[&str] = &[

@@ -218,14 +218,24 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-/// The event of a call in progress.
+/// The event of a call in progress. Without a sink, the costly parts
+/// (argument copy, provenance) are skipped.
 struct Trace {
     event: CallEvent,
+    recording: bool,
 }
 
 impl Trace {
-    fn new(call_id: &str, name: &str, args: &Value, waiting: Duration, redact: bool) -> Self {
+    fn new(
+        call_id: &str,
+        name: &str,
+        args: &Value,
+        waiting: Duration,
+        redact: bool,
+        recording: bool,
+    ) -> Self {
         Self {
+            recording,
             event: CallEvent {
                 call_id: call_id.to_owned(),
                 requested_tool: name.to_owned(),
@@ -239,9 +249,9 @@ impl Trace {
                 attempts: 0,
                 outcome: String::new(),
                 error: None,
-                input_bytes: args.to_string().len(),
+                input_bytes: if recording { args.to_string().len() } else { 0 },
                 output_bytes: 0,
-                arguments: (!redact).then(|| args.clone()),
+                arguments: (recording && !redact).then(|| args.clone()),
             },
         }
     }
@@ -430,7 +440,14 @@ impl ScopedToolService {
             tool = name,
             outcome = tracing::field::Empty
         );
-        let mut trace = Trace::new(call_id, name, &args, waiting, self.inner.redact_arguments);
+        let mut trace = Trace::new(
+            call_id,
+            name,
+            &args,
+            waiting,
+            self.inner.redact_arguments,
+            self.inner.sink.is_some(),
+        );
         let result = self
             .pipeline(call_id, name, args, ctx, pool, &mut trace)
             .instrument(span.clone())
@@ -468,7 +485,9 @@ impl ScopedToolService {
         // 2-3. permission, exec tier, command floor
         let decision = self.inner.policy.decide(def, Some(&args));
         trace.event.decision = Some(decision.action().to_string());
-        trace.event.provenance = serde_json::to_value(decision.provenance()).ok();
+        if trace.recording {
+            trace.event.provenance = serde_json::to_value(decision.provenance()).ok();
+        }
         // 4. approval gate
         let started = Instant::now();
         let outcome = self.authorize(&decision, def.name(), &args, ctx).await;

@@ -170,19 +170,13 @@ struct SchemaCache {
 #[derive(Clone, Serialize, Deserialize)]
 #[serde(try_from = "DefinitionRepr", into = "DefinitionRepr")]
 pub struct ToolDefinition {
-    name: ToolName,
-    description: String,
-    input_schema: Value,
-    output_schema: Option<Value>,
-    category: Option<ToolCategory>,
-    source: ToolSource,
-    facts: ToolFacts,
-    metadata: Map<String, Value>,
+    /// Shared and copy-on-write: clones (snapshots, tool lists) are O(1).
+    data: Arc<DefinitionRepr>,
     cache: SchemaCache,
 }
 
 /// The serialised shape of a definition (field order is the wire order).
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct DefinitionRepr {
     name: ToolName,
@@ -214,14 +208,7 @@ impl TryFrom<DefinitionRepr> for ToolDefinition {
             }
         }
         Ok(Self {
-            name: r.name,
-            description: r.description,
-            input_schema: r.input_schema,
-            output_schema: r.output_schema,
-            category: r.category,
-            source: r.source,
-            facts: r.facts,
-            metadata: r.metadata,
+            data: Arc::new(r),
             cache: SchemaCache::default(),
         })
     }
@@ -229,16 +216,7 @@ impl TryFrom<DefinitionRepr> for ToolDefinition {
 
 impl From<ToolDefinition> for DefinitionRepr {
     fn from(d: ToolDefinition) -> Self {
-        Self {
-            name: d.name,
-            description: d.description,
-            input_schema: d.input_schema,
-            output_schema: d.output_schema,
-            category: d.category,
-            source: d.source,
-            facts: d.facts,
-            metadata: d.metadata,
-        }
+        Arc::try_unwrap(d.data).unwrap_or_else(|shared| (*shared).clone())
     }
 }
 
@@ -261,28 +239,21 @@ fn check_object_schema(name: &ToolName, field: &str, schema: &Value) -> Result<(
 
 impl PartialEq for ToolDefinition {
     fn eq(&self, other: &Self) -> bool {
-        self.name == other.name
-            && self.description == other.description
-            && self.input_schema == other.input_schema
-            && self.output_schema == other.output_schema
-            && self.category == other.category
-            && self.source == other.source
-            && self.facts == other.facts
-            && self.metadata == other.metadata
+        Arc::ptr_eq(&self.data, &other.data) || *self.data == *other.data
     }
 }
 
 impl fmt::Debug for ToolDefinition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolDefinition")
-            .field("name", &self.name)
-            .field("description", &self.description)
-            .field("input_schema", &self.input_schema)
-            .field("output_schema", &self.output_schema)
-            .field("category", &self.category)
-            .field("source", &self.source)
-            .field("facts", &self.facts)
-            .field("metadata", &self.metadata)
+            .field("name", &self.data.name)
+            .field("description", &self.data.description)
+            .field("input_schema", &self.data.input_schema)
+            .field("output_schema", &self.data.output_schema)
+            .field("category", &self.data.category)
+            .field("source", &self.data.source)
+            .field("facts", &self.data.facts)
+            .field("metadata", &self.data.metadata)
             .finish_non_exhaustive()
     }
 }
@@ -304,78 +275,83 @@ impl ToolDefinition {
 
     /// The tool's name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.data.name
     }
     /// The validated name.
     pub fn tool_name(&self) -> &ToolName {
-        &self.name
+        &self.data.name
     }
     /// What the tool does, for the model.
     pub fn description(&self) -> &str {
-        &self.description
+        &self.data.description
     }
     /// JSON Schema of the arguments (an object schema).
     pub fn input_schema(&self) -> &Value {
-        &self.input_schema
+        &self.data.input_schema
     }
     /// JSON Schema of the structured output, when declared.
     pub fn output_schema(&self) -> Option<&Value> {
-        self.output_schema.as_ref()
+        self.data.output_schema.as_ref()
     }
     /// The category, when declared.
     pub fn category(&self) -> Option<&ToolCategory> {
-        self.category.as_ref()
+        self.data.category.as_ref()
     }
     /// Where the tool comes from.
     pub fn source(&self) -> &ToolSource {
-        &self.source
+        &self.data.source
     }
     /// Facts about its effects.
     pub fn facts(&self) -> &ToolFacts {
-        &self.facts
+        &self.data.facts
     }
     /// Free metadata for hosts and other layers.
     pub fn metadata(&self) -> &Map<String, Value> {
-        &self.metadata
+        &self.data.metadata
     }
 
     /// A copy under another name (validated); the cache is shared because
     /// the schemas are unchanged.
     pub fn renamed(&self, name: impl Into<String>) -> Result<Self, ToolError> {
         let mut copy = self.clone();
-        copy.name = ToolName::new(name)?;
+        Arc::make_mut(&mut copy.data).name = ToolName::new(name)?;
         Ok(copy)
     }
     /// A copy with another description.
     pub fn with_description(&self, description: impl Into<String>) -> Self {
         let mut copy = self.clone();
-        copy.description = description.into();
+        Arc::make_mut(&mut copy.data).description = description.into();
         copy
     }
     /// A copy with another input schema (validated; the cache is reset).
     pub fn with_input_schema(&self, schema: Value) -> Result<Self, ToolError> {
-        check_object_schema(&self.name, "input_schema", &schema)?;
+        check_object_schema(&self.data.name, "input_schema", &schema)?;
         let mut copy = self.clone();
-        copy.input_schema = schema;
+        Arc::make_mut(&mut copy.data).input_schema = schema;
         copy.cache = SchemaCache::default();
         Ok(copy)
     }
-    /// A copy with another source.
+    /// A copy with another source (sharing everything when it is the same).
     pub fn with_source(&self, source: ToolSource) -> Self {
+        if self.data.source == source {
+            return self.clone();
+        }
         let mut copy = self.clone();
-        copy.source = source;
+        Arc::make_mut(&mut copy.data).source = source;
         copy
     }
     /// A copy with other facts.
     pub fn with_facts(&self, facts: ToolFacts) -> Self {
         let mut copy = self.clone();
-        copy.facts = facts;
+        Arc::make_mut(&mut copy.data).facts = facts;
         copy
     }
     /// A copy with one metadata entry set.
     pub fn with_metadata(&self, key: impl Into<String>, value: Value) -> Self {
         let mut copy = self.clone();
-        copy.metadata.insert(key.into(), value);
+        Arc::make_mut(&mut copy.data)
+            .metadata
+            .insert(key.into(), value);
         copy
     }
 
@@ -383,7 +359,9 @@ impl ToolDefinition {
     pub fn input_validator(&self) -> Result<Arc<CompiledSchema>, ToolError> {
         self.cache
             .input
-            .get_or_init(|| CompiledSchema::compile(self.name(), &self.input_schema).map(Arc::new))
+            .get_or_init(|| {
+                CompiledSchema::compile(self.name(), &self.data.input_schema).map(Arc::new)
+            })
             .clone()
     }
 
@@ -392,7 +370,8 @@ impl ToolDefinition {
         self.cache
             .output
             .get_or_init(|| {
-                self.output_schema
+                self.data
+                    .output_schema
                     .as_ref()
                     .map(|s| CompiledSchema::compile(self.name(), s).map(Arc::new))
             })

@@ -178,9 +178,11 @@ type OrderKey = (u32, u64);
 #[derive(Clone, Default)]
 pub struct CatalogSnapshot {
     order: imbl::OrdMap<OrderKey, Arc<CatalogEntry>>,
-    by_name: imbl::HashMap<String, (OrderKey, Arc<CatalogEntry>)>,
-    unavailable: imbl::HashMap<String, (Arc<CatalogEntry>, String)>,
-    warnings: imbl::OrdMap<String, Vec<CatalogWarning>>,
+    // Keys are `Arc<str>`: persistent maps copy whole nodes on write, and
+    // copying a node of `String`s would allocate for every key in it.
+    by_name: imbl::HashMap<Arc<str>, (OrderKey, Arc<CatalogEntry>)>,
+    unavailable: imbl::HashMap<Arc<str>, (Arc<CatalogEntry>, String)>,
+    warnings: imbl::OrdMap<Arc<str>, Vec<CatalogWarning>>,
     version: u64,
 }
 
@@ -678,8 +680,8 @@ impl ToolCatalog {
     ) -> Vec<CatalogWarning> {
         let mut view = state.view.clone();
         let names: Vec<String> = if everything {
-            let mut all: BTreeSet<String> = view.by_name.keys().cloned().collect();
-            all.extend(view.unavailable.keys().cloned());
+            let mut all: BTreeSet<String> = view.by_name.keys().map(ToString::to_string).collect();
+            all.extend(view.unavailable.keys().map(ToString::to_string));
             for p in &state.placements {
                 all.extend(p.stacks.keys().cloned());
             }
@@ -696,23 +698,26 @@ impl ToolCatalog {
         };
         let mut warnings = Vec::new();
         for name in &names {
-            if let Some((key, _)) = view.by_name.remove(name) {
+            if let Some((key, _)) = view.by_name.remove(name.as_str()) {
                 view.order.remove(&key);
             }
-            view.unavailable.remove(name);
-            view.warnings.remove(name);
+            view.unavailable.remove(name.as_str());
+            view.warnings.remove(name.as_str());
             let resolved = resolve(state, name);
             if !resolved.warnings.is_empty() {
                 warnings.extend(resolved.warnings.iter().cloned());
-                view.warnings.insert(name.clone(), resolved.warnings);
+                view.warnings
+                    .insert(Arc::from(name.as_str()), resolved.warnings);
             }
             match resolved.outcome {
                 Outcome::Visible(key, entry) => {
-                    view.by_name.insert(name.clone(), (key, Arc::clone(&entry)));
+                    view.by_name
+                        .insert(Arc::from(name.as_str()), (key, Arc::clone(&entry)));
                     view.order.insert(key, entry);
                 }
                 Outcome::Unavailable(entry, reason) => {
-                    view.unavailable.insert(name.clone(), (entry, reason));
+                    view.unavailable
+                        .insert(Arc::from(name.as_str()), (entry, reason));
                 }
                 Outcome::Absent => {}
             }

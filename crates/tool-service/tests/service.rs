@@ -458,3 +458,105 @@ fn an_edited_or_truncated_ledger_fails_verification_naming_the_first_bad_record(
         LedgerError::BadRecord { line: 2, .. }
     ));
 }
+
+#[test]
+fn disclosure_and_activation_work_through_the_service() {
+    use tool_disclosure::{
+        DeferredStyle, DisclosureConfig, DisclosureSession, ProgressiveDisclosureRewriter,
+        SearchIndex,
+    };
+    let rt = rt();
+    let t = |n: &str, d: &str| {
+        FnTool::builder(n, d)
+            .input_schema(json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}))
+            .facts(ToolFacts::read_only_tool())
+            .handler(|_, _| async { Ok(ToolOutput::text("ran")) })
+            .unwrap()
+    };
+    let catalog = catalog_with(vec![
+        t("read_file", "Read a file."),
+        t("send_email", "Send an email message."),
+        t("get_weather", "Weather for a city."),
+    ]);
+    let session = DisclosureSession::new(
+        ProgressiveDisclosureRewriter::new(DisclosureConfig {
+            core: vec!["read_file".into()],
+            style: DeferredStyle::Collapsed,
+            ..DisclosureConfig::default()
+        })
+        .unwrap(),
+        Arc::new(std::sync::RwLock::new(SearchIndex::new())),
+    );
+    let service = ScopedToolService::builder(catalog.snapshot())
+        .disclosure(session)
+        .build();
+    let names: Vec<String> = service.list().iter().map(|d| d.name().to_owned()).collect();
+    assert_eq!(
+        names,
+        [
+            "read_file",
+            "send_email",
+            "get_weather",
+            "get_tool_schema",
+            "tool_search"
+        ]
+    );
+    assert_eq!(
+        service.list()[1].input_schema(),
+        &json!({"type": "object", "additionalProperties": true}),
+        "collapsed stub"
+    );
+    // A collapsed tool is still validated against its full schema.
+    let err = rt
+        .block_on(service.execute("send_email", json!({})))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArguments);
+    let schema = rt
+        .block_on(service.execute("get_tool_schema", json!({"names": ["send_email"]})))
+        .unwrap();
+    assert_eq!(
+        schema.structured.unwrap()["tools"][0]["input_schema"]["required"],
+        json!(["q"])
+    );
+    let found = rt
+        .block_on(service.execute("tool_search", json!({"query": "weather in Oslo"})))
+        .unwrap();
+    assert_eq!(found.structured.unwrap()["tools"][0]["name"], "get_weather");
+
+    // Shed-style activation: only `shed` is offered; found tools become callable.
+    let activation = tool_registry::Activation::new(vec![
+        t("send_email", "Send an email message."),
+        t("get_weather", "Weather for a city."),
+    ])
+    .unwrap()
+    .with_searcher(Arc::new(tool_service::Bm25ShedSearcher));
+    let shed = ScopedToolService::builder(catalog.snapshot())
+        .activation(activation)
+        .build();
+    assert_eq!(
+        shed.list()
+            .iter()
+            .map(|d| d.name().to_owned())
+            .collect::<Vec<_>>(),
+        ["shed"]
+    );
+    let not_active = rt
+        .block_on(shed.execute("get_weather", json!({"q": "Oslo"})))
+        .unwrap_err();
+    assert_eq!(not_active.kind(), ErrorKind::NotActive);
+    rt.block_on(shed.execute("shed", json!({"query": "weather"})))
+        .unwrap();
+    assert_eq!(
+        shed.list()
+            .iter()
+            .map(|d| d.name().to_owned())
+            .collect::<Vec<_>>(),
+        ["shed", "get_weather"]
+    );
+    assert_eq!(
+        rt.block_on(shed.execute("get_weather", json!({"q": "Oslo"})))
+            .unwrap()
+            .to_text(),
+        "ran"
+    );
+}

@@ -24,7 +24,7 @@
 //! | `recursive-chmod-root` | `chmod -R 777 /`, `chown -R user /` | deny |
 //! | `unparsed` | `$(...)`, backticks, `eval`, `source`, here-docs, `<(...)`, `xargs`, `$PROG args` | ask |
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::GlobMatcher;
 use serde::Serialize;
 
 use crate::{Action, CommandPolicyConfig, PolicyError};
@@ -84,15 +84,7 @@ impl CommandFloor {
             (&config.ask, Action::Ask, "sandbox.command_policy.ask"),
         ] {
             for pattern in list {
-                let glob = GlobBuilder::new(pattern.trim())
-                    .literal_separator(false)
-                    .backslash_escape(true)
-                    .build()
-                    .map_err(|e| PolicyError::InvalidPattern {
-                        place: place.to_owned(),
-                        pattern: pattern.clone(),
-                        message: e.kind().to_string(),
-                    })?;
+                let glob = crate::rules::compile_glob(place, pattern, pattern.trim())?;
                 rules.push(CommandRule {
                     pattern: pattern.clone(),
                     matcher: glob.compile_matcher(),

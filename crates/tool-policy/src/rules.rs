@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
 use crate::{Action, PolicyError};
@@ -36,6 +36,20 @@ pub(crate) struct TierRules {
     set: GlobSet,
 }
 
+/// Compile one glob where `*` also crosses `/` (names and command lines
+/// are not paths); errors name the place and the pattern as written.
+pub(crate) fn compile_glob(place: &str, written: &str, glob: &str) -> Result<Glob, PolicyError> {
+    GlobBuilder::new(glob)
+        .literal_separator(false)
+        .backslash_escape(true)
+        .build()
+        .map_err(|e| PolicyError::InvalidPattern {
+            place: place.to_owned(),
+            pattern: written.to_owned(),
+            message: e.kind().to_string(),
+        })
+}
+
 pub(crate) fn is_glob(pattern: &str) -> bool {
     pattern.contains(['*', '?', '[', '{'])
 }
@@ -58,14 +72,7 @@ impl TierRules {
                 exact.insert(pattern.clone(), action);
                 continue;
             }
-            let glob = GlobBuilder::new(pattern)
-                .literal_separator(false)
-                .build()
-                .map_err(|e| PolicyError::InvalidPattern {
-                    place: place.to_owned(),
-                    pattern: pattern.clone(),
-                    message: e.kind().to_string(),
-                })?;
+            let glob = compile_glob(place, pattern, pattern)?;
             let matcher = glob.compile_matcher();
             builder.add(glob);
             globs.push(GlobRule {

@@ -13,6 +13,8 @@ commands:
   ci              format check, clippy -D warnings, every test (doc tests too),
                   the search evaluation on the shared data, the layering check
   layering        check crate dependencies against docs/ARCHITECTURE.md
+  mcp-servers     install the pinned reference MCP servers (npm) into
+                  .mcp-servers/ for tool-mcp's tests
   eval-search [--catalog F] [--queries F]
                   search quality (recall@k, MRR, nDCG) of toolstack's
                   tool_search and a plain BM25 baseline (default: shared data)
@@ -25,6 +27,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("layering") => layering::check(&root()),
+        Some("mcp-servers") => mcp_servers(),
         Some("bench") => bench(&args[1..]),
         Some("eval-search") => run("eval-search", &mut eval_search(&args[1..])),
         None | Some("help" | "--help" | "-h") => {
@@ -82,6 +85,7 @@ fn ci() -> Result<(), String> {
             "warnings",
         ]),
     )?;
+    mcp_servers()?;
     run(
         "tests (unit, integration, doc)",
         cargo().args(["test", "--workspace"]),
@@ -94,6 +98,49 @@ fn ci() -> Result<(), String> {
     layering::check(&root())?;
     println!("\nci passed in {:.0?}", started.elapsed());
     Ok(())
+}
+
+/// The reference MCP servers tool-mcp's tests drive, pinned.
+const MCP_SERVERS: &[&str] = &[
+    "@modelcontextprotocol/server-everything@2026.8.31",
+    "@modelcontextprotocol/server-filesystem@2026.8.31",
+];
+
+/// Install the reference MCP servers into `.mcp-servers/` (git-ignored).
+fn mcp_servers() -> Result<(), String> {
+    let dir = root().join(".mcp-servers");
+    let installed = MCP_SERVERS.iter().all(|spec| {
+        let (name, version) = spec.rsplit_once('@').unwrap_or((spec, ""));
+        std::fs::read_to_string(dir.join("node_modules").join(name).join("package.json"))
+            .is_ok_and(|p| p.contains(&format!("\"version\": \"{version}\"")))
+    });
+    if installed {
+        println!(
+            "\n==> reference MCP servers already installed in {}",
+            dir.display()
+        );
+        return Ok(());
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut npm = Command::new("npm");
+    npm.current_dir(&dir)
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--no-save",
+            "--prefix",
+        ])
+        .arg(&dir)
+        .args(MCP_SERVERS);
+    println!("\n==> install reference MCP servers (npm)");
+    match npm.status() {
+        Ok(status) if status.success() => Ok(()),
+        Ok(status) => Err(format!("npm install of the reference MCP servers failed ({status})")),
+        Err(e) => Err(format!(
+            "cannot run npm ({e}); tool-mcp's tests need Node.js and npm: install them (for example `apt-get install nodejs npm`) and run `cargo xtask mcp-servers`"
+        )),
+    }
 }
 
 /// `eval-search` runs in the benchmark binary (release build, shared data).

@@ -63,8 +63,9 @@ impl PolicyError {
         }
     }
 
-    /// Build a TOML error from the parser's error and the source text.
-    pub(crate) fn from_toml(err: &toml::de::Error, source: &str, file: Option<PathBuf>) -> Self {
+    /// Build a TOML error (line, column, dotted key) from the parser's error and
+    /// the source text; other programs reading the same file use it too.
+    pub fn from_toml(err: &toml::de::Error, source: &str, file: Option<PathBuf>) -> Self {
         let (line, column, key) = match err.span() {
             Some(span) => {
                 let start = span.start.min(source.len());

@@ -1,0 +1,265 @@
+//! tool-mcp against the real reference servers, installed by
+//! `cargo xtask mcp-servers` (run by `cargo xtask ci`). Without Node.js or
+//! the servers these tests fail, saying how to install them; they are never
+//! skipped.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tool_core::{CallContext, ErrorKind};
+use tool_mcp::{attach, report_health, McpConfig, McpErrorKind, ServerConfig};
+use tool_policy::{Action, Policy, PolicyConfig};
+use tool_registry::ToolCatalog;
+use tool_service::{ScopedToolService, ToolService};
+
+fn server_js(package: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../.mcp-servers/node_modules/@modelcontextprotocol")
+        .join(package)
+        .join("dist/index.js");
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo xtask mcp-servers` (needs Node.js and npm, e.g. `apt-get install nodejs npm`)",
+        path.display()
+    );
+    assert!(
+        std::process::Command::new("node")
+            .arg("--version")
+            .output()
+            .is_ok(),
+        "node is not installed: tool-mcp's tests need Node.js (e.g. `apt-get install nodejs npm`)"
+    );
+    path.display().to_string()
+}
+
+fn everything() -> ServerConfig {
+    ServerConfig::stdio(
+        "everything",
+        "node",
+        [server_js("server-everything"), "stdio".to_owned()],
+    )
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn allow_all() -> tool_policy::ScopedPolicy {
+    let mut config = PolicyConfig::default();
+    config
+        .policies
+        .tool_permissions
+        .insert("*".into(), Action::Allow);
+    Policy::new(&config).unwrap().scope(None, None)
+}
+
+#[test]
+fn tools_are_imported_namespaced_with_annotations_as_facts() {
+    rt().block_on(async {
+        let catalog = ToolCatalog::new();
+        let server = attach(&catalog, everything()).await.unwrap();
+        let snap = catalog.snapshot();
+        let echo = snap
+            .get("everything_echo")
+            .expect("echo imported under the namespace");
+        assert_eq!(echo.original.name, "echo");
+        assert!(echo.definition.source().is_mcp());
+        assert_eq!(echo.definition.facts().read_only, Some(true));
+        assert!(snap.by_source("everything").len() >= 10);
+        server.close().await;
+    });
+}
+
+#[test]
+fn calls_go_through_the_service_with_validation_and_typed_errors() {
+    rt().block_on(async {
+        let catalog = ToolCatalog::new();
+        let server = attach(&catalog, everything()).await.unwrap();
+        let service = ScopedToolService::builder(catalog.snapshot())
+            .policy(allow_all())
+            .build();
+        let out = service
+            .execute("everything_echo", json!({"message": "hi"}))
+            .await
+            .unwrap();
+        assert_eq!(out.to_text(), "Echo: hi");
+        let sum = service
+            .execute("everything_get-sum", json!({"a": 2, "b": 3}))
+            .await
+            .unwrap();
+        assert!(sum.to_text().contains('5'), "{}", sum.to_text());
+        // Validated before it leaves: the server never sees it.
+        let err = service
+            .execute("everything_echo", json!({"message": 5}))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidArguments);
+        // Sent anyway (straight to the tool): the server's own refusal is typed too.
+        let tool = catalog
+            .snapshot()
+            .get("everything_echo")
+            .unwrap()
+            .tool
+            .clone();
+        let err = tool
+            .call(json!({"wrong": true}), &CallContext::new("c"))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidArguments, "{err:?}");
+        assert!(err.to_string().contains("message"), "{err}");
+        server.close().await;
+    });
+}
+
+#[test]
+fn a_long_running_call_is_cancelled_at_its_deadline() {
+    rt().block_on(async {
+        let catalog = ToolCatalog::new();
+        let server = attach(&catalog, everything()).await.unwrap();
+        let tool = catalog
+            .snapshot()
+            .get("everything_trigger-long-running-operation")
+            .unwrap()
+            .tool
+            .clone();
+        let started = Instant::now();
+        let ctx = CallContext::new("long").with_timeout(Duration::from_millis(500));
+        let err = tool
+            .call(json!({"duration": 30, "steps": 5}), &ctx)
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Timeout);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        // Cancelled by token too, and the server keeps serving.
+        let ctx = CallContext::new("long2");
+        let token = ctx.cancellation().clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            token.cancel();
+        });
+        let err = tool
+            .call(json!({"duration": 30, "steps": 5}), &ctx)
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Cancelled);
+        let echo = catalog
+            .snapshot()
+            .get("everything_echo")
+            .unwrap()
+            .tool
+            .clone();
+        assert_eq!(
+            echo.call(json!({"message": "still here"}), &CallContext::new("e"))
+                .await
+                .unwrap()
+                .to_text(),
+            "Echo: still here"
+        );
+        server.close().await;
+    });
+}
+
+#[test]
+fn a_server_killed_mid_session_becomes_unhealthy_and_calls_get_a_transport_error() {
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        // A background job's stdin is /dev/null unless given explicitly, so
+        // keep the pipe on fd 3 for it.
+        let script = format!(
+            "exec 3<&0; node {} stdio <&3 3<&- & echo $! > {}; wait",
+            server_js("server-everything"),
+            pidfile.display()
+        );
+        let config = ServerConfig::stdio("doomed", "sh", ["-c".to_owned(), script]);
+        let catalog = ToolCatalog::new();
+        let server = attach(&catalog, config).await.unwrap();
+        let service = ScopedToolService::builder(catalog.snapshot())
+            .policy(allow_all())
+            .build();
+        assert!(service
+            .execute("doomed_echo", json!({"message": "a"}))
+            .await
+            .is_ok());
+        let pid = std::fs::read_to_string(&pidfile).unwrap();
+        std::process::Command::new("kill")
+            .arg(pid.trim())
+            .status()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !server.is_closed() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(server.is_closed(), "the connection notices the exit");
+        report_health(&catalog, &server).unwrap();
+        let snap = catalog.snapshot();
+        assert!(
+            snap.get("doomed_echo").is_none(),
+            "its tools leave the visible list"
+        );
+        let err = snap.lookup("doomed_echo").unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Transport);
+        assert!(err.to_string().contains("doomed"), "{err}");
+        // A call through a service built before the exit fails cleanly too.
+        let err = service
+            .execute("doomed_echo", json!({"message": "b"}))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Transport, "{err:?}");
+    });
+}
+
+#[test]
+fn the_filesystem_server_reads_a_real_file() {
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("hello.txt"), "hello from disk").unwrap();
+        let root = dir.path().canonicalize().unwrap().display().to_string();
+        let config =
+            ServerConfig::stdio("fs", "node", [server_js("server-filesystem"), root.clone()]);
+        let catalog = ToolCatalog::new();
+        let server = attach(&catalog, config).await.unwrap();
+        let service = ScopedToolService::builder(catalog.snapshot())
+            .policy(allow_all())
+            .build();
+        let names: Vec<String> = catalog.snapshot().names().map(str::to_owned).collect();
+        let read = ["fs_read_text_file", "fs_read_file"]
+            .into_iter()
+            .find(|n| names.iter().any(|x| x == n))
+            .expect("a read tool");
+        let out = service
+            .execute(read, json!({"path": format!("{root}/hello.txt")}))
+            .await
+            .unwrap();
+        assert!(
+            out.to_text().contains("hello from disk"),
+            "{}",
+            out.to_text()
+        );
+        server.close().await;
+    });
+}
+
+#[test]
+fn config_errors_name_the_server_or_the_line() {
+    let err = McpConfig::from_toml_str("[[servers]]\nname = \"x\"\n").unwrap_err();
+    assert_eq!(err.kind(), McpErrorKind::BadServer);
+    assert!(err.to_string().contains("`x`"));
+    let err =
+        McpConfig::from_toml_str("[[servers]]\nname = \"x\"\ncommand = \"node\"\ntimeout = 3\n")
+            .unwrap_err();
+    assert!(err.to_string().contains("line 4"), "{err}");
+    let err = rt()
+        .block_on(tool_mcp::McpServer::connect(ServerConfig::stdio(
+            "ghost",
+            "/nonexistent/binary",
+            [],
+        )))
+        .unwrap_err();
+    assert_eq!(err.kind(), McpErrorKind::Connection, "{err}");
+}

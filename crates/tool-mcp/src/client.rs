@@ -71,6 +71,11 @@ impl McpServer {
         &self.config
     }
 
+    /// The protocol peer, for requests beyond tools.
+    pub(crate) fn peer(&self) -> &Peer<RoleClient> {
+        self.service.peer()
+    }
+
     /// True once the server exited or its pipe closed.
     pub fn is_closed(&self) -> bool {
         self.service.is_transport_closed()

@@ -263,3 +263,75 @@ fn config_errors_name_the_server_or_the_line() {
         .unwrap_err();
     assert_eq!(err.kind(), McpErrorKind::Connection, "{err}");
 }
+
+#[test]
+fn resource_and_prompt_tools_exist_only_while_a_server_offers_them() {
+    rt().block_on(async {
+        let catalog = ToolCatalog::new();
+        let hub = tool_mcp::McpHub::new(catalog.clone()).unwrap();
+        assert!(
+            catalog.snapshot().get("mcp_list_resources").is_none(),
+            "no server yet"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let script = format!(
+            "exec 3<&0; node {} stdio <&3 3<&- & echo $! > {}; wait",
+            server_js("server-everything"),
+            pidfile.display()
+        );
+        hub.attach(ServerConfig::stdio(
+            "everything",
+            "sh",
+            ["-c".to_owned(), script],
+        ))
+        .await
+        .unwrap();
+        let service = ScopedToolService::builder(catalog.snapshot())
+            .policy(allow_all())
+            .build();
+        let listed = service
+            .execute("mcp_list_resources", json!({}))
+            .await
+            .unwrap();
+        let resources = &listed.structured.unwrap()["everything"];
+        let uri = resources[0]["uri"]
+            .as_str()
+            .expect("a resource uri")
+            .to_owned();
+        let read = service
+            .execute(
+                "mcp_read_resource",
+                json!({"server": "everything", "uri": uri}),
+            )
+            .await
+            .unwrap();
+        assert!(read.structured.unwrap()["contents"].is_array());
+        let prompts = service
+            .execute("mcp_list_prompts", json!({"server": "everything"}))
+            .await
+            .unwrap();
+        assert!(prompts.structured.unwrap()["everything"]
+            .as_array()
+            .is_some_and(|p| !p.is_empty()));
+        let err = service
+            .execute("mcp_read_resource", json!({"server": "nope", "uri": "x"}))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidArguments);
+        // The last server offering them leaves: so do the tools.
+        let pid = std::fs::read_to_string(&pidfile).unwrap();
+        std::process::Command::new("kill")
+            .arg(pid.trim())
+            .status()
+            .unwrap();
+        let server = hub.server("everything").unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !server.is_closed() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        hub.report_health();
+        assert!(catalog.snapshot().get("mcp_list_resources").is_none());
+        assert!(catalog.snapshot().get("mcp_get_prompt").is_none());
+    });
+}

@@ -81,6 +81,81 @@ impl McpHub {
         Ok(server)
     }
 
+    /// Try once to reconnect every server whose connection is closed: the
+    /// same command is started again, its tools re-imported and the source
+    /// marked healthy. Returns the servers tried, with the outcome.
+    pub async fn reconnect_dead(&self) -> Vec<(String, Result<(), McpError>)> {
+        let dead: Vec<ServerConfig> = self
+            .lock()
+            .values()
+            .filter(|s| s.is_closed())
+            .map(|s| s.config().clone())
+            .collect();
+        let mut outcomes = Vec::with_capacity(dead.len());
+        for config in dead {
+            let name = config.name.clone();
+            let outcome = self.attach(config).await.map(|_| ());
+            outcomes.push((name, outcome));
+        }
+        outcomes
+    }
+
+    /// Watch the servers in the background: every `interval`, dead servers
+    /// are marked unhealthy and reconnected with exponential backoff (from
+    /// `interval`, doubling up to `max_backoff`). The task ends when the
+    /// hub is dropped.
+    pub fn spawn_supervisor(
+        &self,
+        interval: std::time::Duration,
+        max_backoff: std::time::Duration,
+    ) -> tokio::task::JoinHandle<()> {
+        let servers = Arc::downgrade(&self.servers);
+        let catalog = self.catalog.clone();
+        tokio::spawn(async move {
+            let mut backoff: BTreeMap<String, (std::time::Duration, tokio::time::Instant)> =
+                BTreeMap::new();
+            loop {
+                tokio::time::sleep(interval).await;
+                let Some(servers) = servers.upgrade() else {
+                    return;
+                };
+                let hub = McpHub {
+                    catalog: catalog.clone(),
+                    servers,
+                };
+                hub.report_health();
+                let now = tokio::time::Instant::now();
+                let dead: Vec<ServerConfig> = hub
+                    .lock()
+                    .values()
+                    .filter(|s| s.is_closed())
+                    .map(|s| s.config().clone())
+                    .collect();
+                for config in dead {
+                    let (wait, next_try) = backoff
+                        .get(&config.name)
+                        .copied()
+                        .unwrap_or((interval, now));
+                    if now < next_try {
+                        continue;
+                    }
+                    let name = config.name.clone();
+                    match hub.attach(config).await {
+                        Ok(_) => {
+                            backoff.remove(&name);
+                            tracing::info!(server = %name, "MCP server reconnected");
+                        }
+                        Err(e) => {
+                            let wait = (wait * 2).min(max_backoff);
+                            backoff.insert(name.clone(), (wait, now + wait));
+                            tracing::warn!(server = %name, error = %e, next_try_in = ?wait, "MCP server reconnect failed");
+                        }
+                    }
+                }
+            }
+        })
+    }
+
     /// Check every server; dead ones become unhealthy (their tools leave
     /// the visible list, and gated tools with them when no other server
     /// offers the capability).

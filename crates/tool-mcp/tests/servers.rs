@@ -335,3 +335,56 @@ fn resource_and_prompt_tools_exist_only_while_a_server_offers_them() {
         assert!(catalog.snapshot().get("mcp_get_prompt").is_none());
     });
 }
+
+#[test]
+fn a_dead_server_is_reconnected_with_backoff_and_serves_again() {
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let script = format!(
+            "exec 3<&0; node {} stdio <&3 3<&- & echo $! > {}; wait",
+            server_js("server-everything"),
+            pidfile.display()
+        );
+        let catalog = ToolCatalog::new();
+        let hub = tool_mcp::McpHub::new(catalog.clone()).unwrap();
+        hub.attach(ServerConfig::stdio(
+            "phoenix",
+            "sh",
+            ["-c".to_owned(), script],
+        ))
+        .await
+        .unwrap();
+        let supervisor = hub.spawn_supervisor(Duration::from_millis(100), Duration::from_secs(2));
+        let first_pid = std::fs::read_to_string(&pidfile).unwrap();
+        std::process::Command::new("kill")
+            .arg(first_pid.trim())
+            .status()
+            .unwrap();
+        // It goes unhealthy, then comes back with a new process.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut saw_unhealthy = false;
+        loop {
+            let visible = catalog.snapshot().get("phoenix_echo").is_some();
+            saw_unhealthy |= !visible;
+            let pid = std::fs::read_to_string(&pidfile).unwrap_or_default();
+            if saw_unhealthy && visible && pid != first_pid {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the server did not come back");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let service = ScopedToolService::builder(catalog.snapshot())
+            .policy(allow_all())
+            .build();
+        assert_eq!(
+            service
+                .execute("phoenix_echo", json!({"message": "back"}))
+                .await
+                .unwrap()
+                .to_text(),
+            "Echo: back"
+        );
+        supervisor.abort();
+    });
+}

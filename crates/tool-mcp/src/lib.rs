@@ -6,19 +6,23 @@
 //! cancellation, map server errors to typed [`tool_core::ToolError`]s, and
 //! report health to the catalog.
 //!
-//! [`McpHub`] keeps a host's servers and offers capability-gated
-//! resource and prompt tools while a server advertises them.
+//! [`McpHub`] keeps a host's servers, reconnects dead ones with backoff and
+//! offers capability-gated resource and prompt tools while a server
+//! advertises them. [`Gateway`] serves the hub's tools, with policy and
+//! progressive disclosure, as one MCP server on stdio (`toolstack serve`).
 //!
-//! Status: the client side over stdio. Streamable HTTP, automatic
-//! list-changed following and reconnection, and the gateway server
-//! (`toolstack serve`) are not built yet (see the tool-mcp issue).
+//! Not yet: streamable HTTP, following upstream tools-list-changed
+//! notifications, and MCP elicitation for `ask` decisions (the gateway
+//! refuses them with a clear message).
 
 mod client;
 mod config;
 mod error;
+mod gateway;
 mod hub;
 
 pub use client::{attach, refresh, report_health, McpServer};
 pub use config::{McpConfig, ServerConfig};
 pub use error::{McpError, McpErrorKind};
+pub use gateway::{serve_stdio, Gateway};
 pub use hub::McpHub;

@@ -91,6 +91,12 @@ enum Command {
         #[command(subcommand)]
         command: PolicyCommand,
     },
+    /// Serve the configured MCP servers' tools, with policy and disclosure, as one MCP server on stdio.
+    Serve {
+        /// Gateway TOML: [tools], [[servers]], [policies], [sandbox].
+        #[arg(long)]
+        config: PathBuf,
+    },
     /// One scripted agent turn, end to end, with a readable trace.
     Demo {
         /// The large deferred catalog (default: the shared BFCL-derived one).
@@ -146,6 +152,19 @@ enum PolicyCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `toolstack serve`: stdout carries only the protocol.
+fn serve(config: &std::path::Path) -> Result<(), toolstack_cli::error::CliError> {
+    use toolstack_cli::error::cli;
+    let config = tool_mcp::McpConfig::load(config).map_err(cli)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(cli)?;
+    runtime
+        .block_on(tool_mcp::serve_stdio(&config))
+        .map_err(cli)
 }
 
 fn main() -> ExitCode {
@@ -218,6 +237,7 @@ fn main() -> ExitCode {
                     json,
                 },
         } => commands::policy_list(config, catalog, *json),
+        Command::Serve { config } => serve(config),
         Command::Demo { catalog, json } => toolstack_cli::demo::run(
             &catalog
                 .clone()

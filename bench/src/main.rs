@@ -4,6 +4,7 @@
 mod concurrency_bench;
 mod core_bench;
 mod disclosure_bench;
+mod mcp_bench;
 mod policy_bench;
 mod registry_bench;
 mod rng;
@@ -21,6 +22,7 @@ fn main() -> ExitCode {
         Some("registry") => registry_bench::run(),
         Some("disclosure") => disclosure_bench::run(),
         Some("service") => service_bench::run(),
+        Some("mcp") => mcp_bench::run(),
         Some("eval-search") => disclosure_bench::eval_search(&args[1..]),
         Some(other) => Err(format!("unknown benchmark `{other}`")),
         None => Err("usage: toolstack-bench NAME".into()),

@@ -19,7 +19,7 @@ commands:
                   search quality (recall@k, MRR, nDCG) of toolstack's
                   tool_search and a plain BM25 baseline (default: shared data)
   bench NAME      run a benchmark in release mode (NAME: core, concurrency, policy,
-                  registry, disclosure, service)
+                  registry, disclosure, service, mcp)
   help            this text";
 
 fn main() -> ExitCode {
@@ -166,6 +166,7 @@ const BENCHES: &[&str] = &[
     "registry",
     "disclosure",
     "service",
+    "mcp",
 ];
 
 fn bench(args: &[String]) -> Result<(), String> {
@@ -177,6 +178,13 @@ fn bench(args: &[String]) -> Result<(), String> {
             "unknown benchmark `{name}`; one of {}",
             BENCHES.join(", ")
         ));
+    }
+    if name == "mcp" {
+        mcp_servers()?;
+        run(
+            "build the gateway (release)",
+            cargo().args(["build", "--quiet", "--release", "-p", "toolstack-cli"]),
+        )?;
     }
     run(
         &format!("bench {name}"),

@@ -5,10 +5,11 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ErrorCode};
-use rmcp::service::{Peer, RunningService, ServiceError};
+use rmcp::service::{NotificationContext, Peer, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
+use tokio::sync::mpsc;
 use tool_core::{
     CallContext, Content, DynTool, SharedTool, ToolDefinition, ToolError, ToolFacts, ToolOutput,
     ToolSource,
@@ -17,10 +18,27 @@ use tool_registry::{Health, SourceConfig, ToolCatalog};
 
 use crate::{McpError, ServerConfig};
 
+/// Receives the server's notifications; forwards tools-list-changed.
+pub struct Notifications {
+    list_changed: mpsc::UnboundedSender<()>,
+}
+
+impl ClientHandler for Notifications {
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl std::future::Future<Output = ()> + Send + '_ {
+        let _ = self.list_changed.send(());
+        std::future::ready(())
+    }
+}
+
 /// A connected MCP server.
 pub struct McpServer {
     config: ServerConfig,
-    service: RunningService<RoleClient, ()>,
+    service: RunningService<RoleClient, Notifications>,
+    list_changed: std::sync::Mutex<Option<mpsc::UnboundedReceiver<()>>>,
+    list_changes_applied: std::sync::atomic::AtomicUsize,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -48,7 +66,9 @@ impl McpServer {
             message: format!("cannot start `{program}`: {e}"),
         })?;
         let seconds = config.startup_timeout_s;
-        let service = tokio::time::timeout(Duration::from_secs(seconds), ().serve(transport))
+        let (tx, rx) = mpsc::unbounded_channel();
+        let handler = Notifications { list_changed: tx };
+        let service = tokio::time::timeout(Duration::from_secs(seconds), handler.serve(transport))
             .await
             .map_err(|_| McpError::StartupTimeout {
                 server: config.name.clone(),
@@ -58,7 +78,33 @@ impl McpServer {
                 server: config.name.clone(),
                 message: format!("handshake failed: {e}"),
             })?;
-        Ok(Self { config, service })
+        Ok(Self {
+            config,
+            service,
+            list_changed: std::sync::Mutex::new(Some(rx)),
+            list_changes_applied: std::sync::atomic::AtomicUsize::new(0),
+        })
+    }
+
+    /// How many tools-list-changed notifications were applied to the
+    /// catalog (by [`crate::McpHub`]).
+    pub fn list_changes_applied(&self) -> usize {
+        self.list_changes_applied
+            .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    pub(crate) fn count_list_change(&self) {
+        self.list_changes_applied
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The stream of tools-list-changed notifications (once; later calls
+    /// get `None`).
+    pub fn take_list_changes(&self) -> Option<mpsc::UnboundedReceiver<()>> {
+        self.list_changed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
     }
 
     /// The server's configured name.

@@ -73,11 +73,30 @@ impl McpHub {
         self.lock().get(name).cloned()
     }
 
-    /// Connect a server and import its tools (see [`crate::attach`]).
+    /// Connect a server and import its tools (see [`crate::attach`]); its
+    /// tools-list-changed notifications re-import them from then on.
     pub async fn attach(&self, config: ServerConfig) -> Result<Arc<McpServer>, McpError> {
         let server = Arc::new(crate::attach(&self.catalog, config).await?);
         self.lock()
             .insert(server.name().to_owned(), Arc::clone(&server));
+        if let Some(mut changes) = server.take_list_changes() {
+            let catalog = self.catalog.clone();
+            let weak = Arc::downgrade(&server);
+            tokio::spawn(async move {
+                while changes.recv().await.is_some() {
+                    let Some(server) = weak.upgrade() else { return };
+                    match crate::refresh(&catalog, &server).await {
+                        Ok(()) => {
+                            server.count_list_change();
+                            tracing::debug!(server = %server.name(), "tools re-imported after list_changed");
+                        }
+                        Err(e) => {
+                            tracing::warn!(server = %server.name(), error = %e, "re-import after list_changed failed");
+                        }
+                    }
+                }
+            });
+        }
         Ok(server)
     }
 

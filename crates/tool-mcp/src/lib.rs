@@ -6,14 +6,14 @@
 //! cancellation, map server errors to typed [`tool_core::ToolError`]s, and
 //! report health to the catalog.
 //!
-//! [`McpHub`] keeps a host's servers, reconnects dead ones with backoff and
-//! offers capability-gated resource and prompt tools while a server
-//! advertises them. [`Gateway`] serves the hub's tools, with policy and
+//! [`McpHub`] keeps a host's servers, follows their tools-list-changed
+//! notifications, reconnects dead ones with backoff and offers
+//! capability-gated resource and prompt tools while a server advertises
+//! them. [`Gateway`] serves the hub's tools, with policy and
 //! progressive disclosure, as one MCP server on stdio (`toolstack serve`).
 //!
-//! Not yet: streamable HTTP, following upstream tools-list-changed
-//! notifications, and MCP elicitation for `ask` decisions (the gateway
-//! refuses them with a clear message).
+//! Not yet: streamable HTTP, and MCP elicitation for `ask` decisions (the
+//! gateway refuses them with a clear message).
 
 mod client;
 mod config;

@@ -388,3 +388,27 @@ fn a_dead_server_is_reconnected_with_backoff_and_serves_again() {
         supervisor.abort();
     });
 }
+
+#[test]
+fn tools_list_changed_notifications_re_import_the_tools() {
+    rt().block_on(async {
+        // server-everything registers more tools right after initialisation
+        // and announces them with notifications/tools/list_changed.
+        let catalog = ToolCatalog::new();
+        let hub = tool_mcp::McpHub::new(catalog.clone()).unwrap();
+        let server = hub.attach(everything()).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while server.list_changes_applied() == 0 {
+            assert!(
+                Instant::now() < deadline,
+                "no tools/list_changed was followed"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(catalog
+            .snapshot()
+            .get("everything_simulate-research-query")
+            .is_some());
+        assert!(catalog.snapshot().get("everything_echo").is_some());
+    });
+}

@@ -2,30 +2,74 @@
 //! configured upstream servers, with their tools merged (namespaced),
 //! the policy applied (denied tools hidden and refused) and progressive
 //! disclosure (core tools in full, `tool_search` and `get_tool_schema`,
-//! found tools promoted with a tools-list-changed notification).
+//! found tools promoted with a tools-list-changed notification); `ask`
+//! calls are put to the client's user through MCP elicitation.
 
 use std::sync::{Arc, Mutex, RwLock};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
+    ElicitationAction, ElicitationSchema, Implementation, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{ElicitationMode, Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tool_core::{Content, ToolDefinition};
 use tool_disclosure::{DisclosureSession, ProgressiveDisclosureRewriter, SearchIndex};
-use tool_policy::{Policy, ScopedPolicy};
+use tool_policy::{
+    ApprovalAnswer, ApprovalGate, ApprovalRequest, ApprovalRequester, Policy, Remember,
+    ScopedPolicy,
+};
 use tool_service::{ScopedToolService, ToolService};
 
 use crate::{McpConfig, McpError, McpHub};
+
+/// Asks the gateway's client to approve a call, through MCP form
+/// elicitation (an empty form: the person accepts or declines).
+struct ElicitingRequester {
+    peer: Peer<RoleServer>,
+}
+
+#[async_trait::async_trait]
+impl ApprovalRequester for ElicitingRequester {
+    async fn request(&self, request: &ApprovalRequest) -> ApprovalAnswer {
+        let message = format!(
+            "Allow the tool call `{}`? {}\nArguments: {}",
+            request.tool, request.reason, request.arguments
+        );
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema: ElicitationSchema::new(std::collections::BTreeMap::new()),
+        };
+        match self.peer.create_elicitation(params).await {
+            Ok(result) => match result.action {
+                ElicitationAction::Accept => ApprovalAnswer::Approved {
+                    remember: Remember::Once,
+                },
+                ElicitationAction::Decline => ApprovalAnswer::Declined {
+                    feedback: Some("declined in the client".into()),
+                },
+                _ => ApprovalAnswer::Declined {
+                    feedback: Some("cancelled in the client".into()),
+                },
+            },
+            Err(e) => ApprovalAnswer::Declined {
+                feedback: Some(format!("the approval request failed: {e}")),
+            },
+        }
+    }
+}
 
 /// One client's view of the gateway.
 pub struct Gateway {
     hub: McpHub,
     policy: ScopedPolicy,
     disclosure: DisclosureSession,
-    service: Mutex<Option<(u64, ScopedToolService)>>,
+    approval_timeout: std::time::Duration,
+    gate: Mutex<Option<Arc<ApprovalGate>>>,
+    service: Mutex<Option<(u64, bool, ScopedToolService)>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -59,6 +103,8 @@ impl Gateway {
             hub,
             policy,
             disclosure,
+            approval_timeout: std::time::Duration::from_secs(300),
+            gate: Mutex::new(None),
             service: Mutex::new(None),
         })
     }
@@ -68,25 +114,54 @@ impl Gateway {
         &self.hub
     }
 
+    /// Once the client is known: if it supports form elicitation, `ask`
+    /// decisions are put to its person through an approval gate (kept for
+    /// the session, so remembered approvals persist).
+    fn enable_approvals(&self, peer: &Peer<RoleServer>) {
+        let mut gate = self
+            .gate
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if gate.is_none()
+            && peer
+                .supported_elicitation_modes()
+                .contains(&ElicitationMode::Form)
+        {
+            let requester = Arc::new(ElicitingRequester { peer: peer.clone() });
+            *gate = Some(Arc::new(ApprovalGate::new(
+                requester,
+                self.approval_timeout,
+            )));
+        }
+    }
+
     /// The service over the current catalog (rebuilt when the catalog
     /// changed; promotions live in the disclosure session and survive).
     pub fn service(&self) -> ScopedToolService {
         let snapshot = self.hub.catalog().snapshot();
+        let gate = self
+            .gate
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
         let mut cached = self
             .service
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((version, service)) = cached.as_ref() {
-            if *version == snapshot.version() {
+        if let Some((version, gated, service)) = cached.as_ref() {
+            if *version == snapshot.version() && *gated == gate.is_some() {
                 return service.clone();
             }
         }
         let version = snapshot.version();
-        let service = ScopedToolService::builder(snapshot)
+        let mut builder = ScopedToolService::builder(snapshot)
             .policy(self.policy.clone())
-            .disclosure(self.disclosure.clone())
-            .build();
-        *cached = Some((version, service.clone()));
+            .disclosure(self.disclosure.clone());
+        if let Some(gate) = &gate {
+            builder = builder.approvals(Arc::clone(gate));
+        }
+        let service = builder.build();
+        *cached = Some((version, gate.is_some(), service.clone()));
         service
     }
 }
@@ -144,6 +219,7 @@ impl ServerHandler for Gateway {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        self.enable_approvals(&context.peer);
         let service = self.service();
         let promoted = self.disclosure.promoted().len();
         let args = request
@@ -160,11 +236,10 @@ impl ServerHandler for Gateway {
                 r
             }
             // Refusals and failures go back as tool errors the model reads;
-            // `ask` needs a person, and this gateway does not ask the
-            // client (no elicitation yet), so it refuses clearly.
+            // `ask` without a client that can elicit is refused clearly.
             Err(e) => CallToolResult::error(vec![ContentBlock::text(match &e {
                 tool_core::ToolError::ApprovalRequired { .. } => format!(
-                    "{} The gateway cannot ask for approval from this client; the call was refused.",
+                    "{} This client cannot ask its user (no MCP elicitation support), so the gateway refused the call.",
                     e.model_message()
                 ),
                 _ => e.model_message(),

@@ -12,8 +12,8 @@
 //! them. [`Gateway`] serves the hub's tools, with policy and
 //! progressive disclosure, as one MCP server on stdio (`toolstack serve`).
 //!
-//! Not yet: streamable HTTP, and MCP elicitation for `ask` decisions (the
-//! gateway refuses them with a clear message).
+//! `ask` decisions go to the gateway client's user through MCP form
+//! elicitation when the client supports it. Not yet: streamable HTTP.
 
 mod client;
 mod config;

@@ -195,3 +195,88 @@ fn a_bad_gateway_config_is_a_clear_error() {
         "{stderr}"
     );
 }
+
+/// A client whose person answers every elicitation with `action`.
+struct Person(rmcp::model::ElicitationAction);
+
+impl rmcp::ClientHandler for Person {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut elicitation = rmcp::model::ElicitationCapability::new();
+        elicitation.form = Some(rmcp::model::FormElicitationCapability::new());
+        let mut caps = rmcp::model::ClientCapabilities::default();
+        caps.elicitation = Some(elicitation);
+        rmcp::model::ClientConfig::new(caps, rmcp::model::Implementation::new("person", "1"))
+    }
+
+    fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> impl std::future::Future<Output = Result<rmcp::model::ElicitResult, rmcp::ErrorData>> + Send + '_
+    {
+        let mut result = rmcp::model::ElicitResult::new(self.0.clone());
+        result.content = Some(json!({}));
+        std::future::ready(Ok(result))
+    }
+}
+
+#[test]
+fn ask_decisions_are_put_to_the_clients_user_through_elicitation() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[servers]]\nname = \"everything\"\ncommand = \"node\"\nargs = [\"{}\", \"stdio\"]\n\n[policies.tool_permissions]\n\"everything_*\" = \"allow\"\n\"everything_echo\" = \"ask\"\n",
+            server_js("server-everything")
+        ),
+    )
+    .unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let gateway = || {
+            let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolstack"));
+            cmd.args(["serve", "--config", config.to_str().unwrap()]);
+            TokioChildProcess::new(cmd).unwrap()
+        };
+        let yes = Person(rmcp::model::ElicitationAction::Accept)
+            .serve(gateway())
+            .await
+            .unwrap();
+        let ok = yes
+            .call_tool(call("everything_echo", json!({"message": "approved"})))
+            .await
+            .unwrap();
+        assert_eq!(text(&ok), "Echo: approved");
+        yes.cancel().await.unwrap();
+
+        let no = Person(rmcp::model::ElicitationAction::Decline)
+            .serve(gateway())
+            .await
+            .unwrap();
+        let refused = no
+            .call_tool(call("everything_echo", json!({"message": "x"})))
+            .await
+            .unwrap();
+        assert_eq!(refused.is_error, Some(true));
+        assert!(text(&refused).contains("declined"), "{}", text(&refused));
+        no.cancel().await.unwrap();
+
+        let plain = ().serve(gateway()).await.unwrap();
+        let refused = plain
+            .call_tool(call("everything_echo", json!({"message": "x"})))
+            .await
+            .unwrap();
+        assert_eq!(refused.is_error, Some(true));
+        assert!(
+            text(&refused).contains("no MCP elicitation support"),
+            "{}",
+            text(&refused)
+        );
+        plain.cancel().await.unwrap();
+    });
+}

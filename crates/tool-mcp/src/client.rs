@@ -50,34 +50,44 @@ impl std::fmt::Debug for McpServer {
 }
 
 impl McpServer {
-    /// Start the server (stdio) and complete the MCP handshake within its
-    /// startup deadline.
+    /// Start the server (stdio) or reach it (streamable HTTP at `url`) and
+    /// complete the MCP handshake within its startup deadline.
     pub async fn connect(config: ServerConfig) -> Result<Self, McpError> {
-        let Some(program) = config.command.clone() else {
-            return Err(McpError::UnsupportedTransport {
-                server: config.name.clone(),
-                transport: "streamable HTTP",
-            });
-        };
-        let mut cmd = tokio::process::Command::new(&program);
-        cmd.args(&config.args).envs(&config.env);
-        let transport = TokioChildProcess::new(cmd).map_err(|e| McpError::Connection {
-            server: config.name.clone(),
-            message: format!("cannot start `{program}`: {e}"),
-        })?;
-        let seconds = config.startup_timeout_s;
         let (tx, rx) = mpsc::unbounded_channel();
         let handler = Notifications { list_changed: tx };
-        let service = tokio::time::timeout(Duration::from_secs(seconds), handler.serve(transport))
-            .await
-            .map_err(|_| McpError::StartupTimeout {
-                server: config.name.clone(),
-                seconds,
-            })?
-            .map_err(|e| McpError::Connection {
-                server: config.name.clone(),
-                message: format!("handshake failed: {e}"),
-            })?;
+        let seconds = config.startup_timeout_s;
+        let deadline = Duration::from_secs(seconds);
+        let service = match (&config.command, &config.url) {
+            (Some(program), _) => {
+                let mut cmd = tokio::process::Command::new(program);
+                cmd.args(&config.args).envs(&config.env);
+                let transport = TokioChildProcess::new(cmd).map_err(|e| McpError::Connection {
+                    server: config.name.clone(),
+                    message: format!("cannot start `{program}`: {e}"),
+                })?;
+                tokio::time::timeout(deadline, handler.serve(transport)).await
+            }
+            (None, Some(url)) => {
+                // Streamable HTTP over plain http:// (this build has no TLS).
+                let transport =
+                    rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
+                tokio::time::timeout(deadline, handler.serve(transport)).await
+            }
+            (None, None) => {
+                return Err(McpError::BadServer {
+                    server: config.name.clone(),
+                    reason: "give `command` (stdio) or `url` (HTTP)".into(),
+                })
+            }
+        }
+        .map_err(|_| McpError::StartupTimeout {
+            server: config.name.clone(),
+            seconds,
+        })?
+        .map_err(|e| McpError::Connection {
+            server: config.name.clone(),
+            message: format!("handshake failed: {e}"),
+        })?;
         Ok(Self {
             config,
             service,

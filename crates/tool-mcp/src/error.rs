@@ -19,16 +19,6 @@ pub enum McpError {
         /// Why.
         reason: String,
     },
-    /// A transport this build does not speak.
-    #[error(
-        "server `{server}`: the {transport} transport is not supported by this build of tool-mcp"
-    )]
-    UnsupportedTransport {
-        /// The server.
-        server: String,
-        /// The transport.
-        transport: &'static str,
-    },
     /// Starting or talking to the server failed.
     #[error("server `{server}`: {message}")]
     Connection {
@@ -60,7 +50,6 @@ pub enum McpError {
 pub enum McpErrorKind {
     Config,
     BadServer,
-    UnsupportedTransport,
     Connection,
     StartupTimeout,
     Registry,
@@ -73,7 +62,6 @@ impl McpError {
         match self {
             Self::Config(_) => McpErrorKind::Config,
             Self::BadServer { .. } => McpErrorKind::BadServer,
-            Self::UnsupportedTransport { .. } => McpErrorKind::UnsupportedTransport,
             Self::Connection { .. } => McpErrorKind::Connection,
             Self::StartupTimeout { .. } => McpErrorKind::StartupTimeout,
             Self::Registry(_) => McpErrorKind::Registry,

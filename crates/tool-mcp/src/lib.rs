@@ -1,7 +1,7 @@
 //! # tool-mcp
 //!
 //! MCP servers as a toolstack catalog source, on the official `rmcp` SDK:
-//! start a server over stdio, import its tools (namespaced, annotations as
+//! start a server over stdio (or reach one over streamable HTTP), import its tools (namespaced, annotations as
 //! facts, absent annotations unknown), call them with deadlines and MCP
 //! cancellation, map server errors to typed [`tool_core::ToolError`]s, and
 //! report health to the catalog.
@@ -13,7 +13,8 @@
 //! progressive disclosure, as one MCP server on stdio (`toolstack serve`).
 //!
 //! `ask` decisions go to the gateway client's user through MCP form
-//! elicitation when the client supports it. Not yet: streamable HTTP.
+//! elicitation when the client supports it. Upstream servers are reached
+//! over stdio or streamable HTTP (plain http); the gateway serves stdio.
 
 mod client;
 mod config;

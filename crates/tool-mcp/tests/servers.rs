@@ -412,3 +412,43 @@ fn tools_list_changed_notifications_re_import_the_tools() {
         assert!(catalog.snapshot().get("everything_echo").is_some());
     });
 }
+
+#[test]
+fn a_server_over_streamable_http_is_imported_and_called() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut node = std::process::Command::new("node")
+        .args([server_js("server-everything"), "streamableHttp".to_owned()])
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("node starts");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the HTTP server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let result = rt().block_on(async {
+        let mut config = ServerConfig::stdio("remote", "unused", []);
+        config.command = None;
+        config.url = Some(format!("http://127.0.0.1:{port}/mcp"));
+        let catalog = ToolCatalog::new();
+        let server = attach(&catalog, config).await.unwrap();
+        let service = ScopedToolService::builder(catalog.snapshot())
+            .policy(allow_all())
+            .build();
+        let out = service
+            .execute("remote_echo", json!({"message": "over http"}))
+            .await
+            .map(|o| o.to_text());
+        server.close().await;
+        out
+    });
+    let _ = node.kill();
+    let _ = node.wait();
+    assert_eq!(result.unwrap(), "Echo: over http");
+}

@@ -29,7 +29,7 @@ fn main() -> ExitCode {
         Some("layering") => layering::check(&root()),
         Some("mcp-servers") => mcp_servers(),
         Some("bench") => bench(&args[1..]),
-        Some("eval-search") => run("eval-search", &mut eval_search(&args[1..])),
+        Some("eval-search") => run("eval-search", &mut eval_search(&args[1..], true)),
         None | Some("help" | "--help" | "-h") => {
             println!("{HELP}");
             Ok(())
@@ -92,7 +92,7 @@ fn ci() -> Result<(), String> {
     )?;
     run(
         "search evaluation on the shared data",
-        &mut eval_search(&[]),
+        &mut eval_search(&[], false),
     )?;
     println!("\n==> layering check");
     layering::check(&root())?;
@@ -143,19 +143,19 @@ fn mcp_servers() -> Result<(), String> {
     }
 }
 
-/// `eval-search` runs in the benchmark binary (release build, shared data).
-fn eval_search(args: &[String]) -> Command {
+/// `eval-search` runs in the benchmark binary on the shared data (release
+/// build when run alone).
+/// In `ci` it runs in the dev profile, reusing what the tests built (a
+/// release build of the whole workspace would cost CI minutes; quality
+/// figures do not depend on the profile).
+fn eval_search(args: &[String], release: bool) -> Command {
     let mut cmd = cargo();
-    cmd.args([
-        "run",
-        "--quiet",
-        "--release",
-        "-p",
-        "toolstack-bench",
-        "--",
-        "eval-search",
-    ])
-    .args(args);
+    cmd.args(["run", "--quiet"]);
+    if release {
+        cmd.arg("--release");
+    }
+    cmd.args(["-p", "toolstack-bench", "--", "eval-search"])
+        .args(args);
     cmd
 }
 

@@ -33,6 +33,37 @@ fn server_js(package: &str) -> String {
     path.display().to_string()
 }
 
+/// server-everything behind `sh`, so a test can kill the node process:
+/// the config, and the file that will hold node's pid.
+fn killable_everything(name: &str, dir: &std::path::Path) -> (ServerConfig, PathBuf) {
+    let pidfile = dir.join("pid");
+    // A background job's stdin is /dev/null unless given explicitly, so
+    // keep the pipe on fd 3 for it.
+    let script = format!(
+        "exec 3<&0; node {} stdio <&3 3<&- & echo $! > {}; wait",
+        server_js("server-everything"),
+        pidfile.display()
+    );
+    (
+        ServerConfig::stdio(name, "sh", ["-c".to_owned(), script]),
+        pidfile,
+    )
+}
+
+/// Kill the process whose pid is in `pidfile`, and wait (10 s at most)
+/// until the connection notices.
+async fn kill_and_wait(pidfile: &std::path::Path, server: &tool_mcp::McpServer) {
+    let pid = std::fs::read_to_string(pidfile).unwrap();
+    std::process::Command::new("kill")
+        .arg(pid.trim())
+        .status()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !server.is_closed() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 fn everything() -> ServerConfig {
     ServerConfig::stdio(
         "everything",
@@ -168,15 +199,7 @@ fn a_long_running_call_is_cancelled_at_its_deadline() {
 fn a_server_killed_mid_session_becomes_unhealthy_and_calls_get_a_transport_error() {
     rt().block_on(async {
         let dir = tempfile::tempdir().unwrap();
-        let pidfile = dir.path().join("pid");
-        // A background job's stdin is /dev/null unless given explicitly, so
-        // keep the pipe on fd 3 for it.
-        let script = format!(
-            "exec 3<&0; node {} stdio <&3 3<&- & echo $! > {}; wait",
-            server_js("server-everything"),
-            pidfile.display()
-        );
-        let config = ServerConfig::stdio("doomed", "sh", ["-c".to_owned(), script]);
+        let (config, pidfile) = killable_everything("doomed", dir.path());
         let catalog = ToolCatalog::new();
         let server = attach(&catalog, config).await.unwrap();
         let service = ScopedToolService::builder(catalog.snapshot())
@@ -186,15 +209,7 @@ fn a_server_killed_mid_session_becomes_unhealthy_and_calls_get_a_transport_error
             .execute("doomed_echo", json!({"message": "a"}))
             .await
             .is_ok());
-        let pid = std::fs::read_to_string(&pidfile).unwrap();
-        std::process::Command::new("kill")
-            .arg(pid.trim())
-            .status()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !server.is_closed() && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        kill_and_wait(&pidfile, &server).await;
         assert!(server.is_closed(), "the connection notices the exit");
         report_health(&catalog, &server).unwrap();
         let snap = catalog.snapshot();
@@ -274,19 +289,8 @@ fn resource_and_prompt_tools_exist_only_while_a_server_offers_them() {
             "no server yet"
         );
         let dir = tempfile::tempdir().unwrap();
-        let pidfile = dir.path().join("pid");
-        let script = format!(
-            "exec 3<&0; node {} stdio <&3 3<&- & echo $! > {}; wait",
-            server_js("server-everything"),
-            pidfile.display()
-        );
-        hub.attach(ServerConfig::stdio(
-            "everything",
-            "sh",
-            ["-c".to_owned(), script],
-        ))
-        .await
-        .unwrap();
+        let (config, pidfile) = killable_everything("everything", dir.path());
+        hub.attach(config).await.unwrap();
         let service = ScopedToolService::builder(catalog.snapshot())
             .policy(allow_all())
             .build();
@@ -320,16 +324,7 @@ fn resource_and_prompt_tools_exist_only_while_a_server_offers_them() {
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidArguments);
         // The last server offering them leaves: so do the tools.
-        let pid = std::fs::read_to_string(&pidfile).unwrap();
-        std::process::Command::new("kill")
-            .arg(pid.trim())
-            .status()
-            .unwrap();
-        let server = hub.server("everything").unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !server.is_closed() && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        kill_and_wait(&pidfile, &hub.server("everything").unwrap()).await;
         hub.report_health();
         assert!(catalog.snapshot().get("mcp_list_resources").is_none());
         assert!(catalog.snapshot().get("mcp_get_prompt").is_none());
@@ -340,21 +335,10 @@ fn resource_and_prompt_tools_exist_only_while_a_server_offers_them() {
 fn a_dead_server_is_reconnected_with_backoff_and_serves_again() {
     rt().block_on(async {
         let dir = tempfile::tempdir().unwrap();
-        let pidfile = dir.path().join("pid");
-        let script = format!(
-            "exec 3<&0; node {} stdio <&3 3<&- & echo $! > {}; wait",
-            server_js("server-everything"),
-            pidfile.display()
-        );
+        let (config, pidfile) = killable_everything("phoenix", dir.path());
         let catalog = ToolCatalog::new();
         let hub = tool_mcp::McpHub::new(catalog.clone()).unwrap();
-        hub.attach(ServerConfig::stdio(
-            "phoenix",
-            "sh",
-            ["-c".to_owned(), script],
-        ))
-        .await
-        .unwrap();
+        hub.attach(config).await.unwrap();
         let supervisor = hub.spawn_supervisor(Duration::from_millis(100), Duration::from_secs(2));
         let first_pid = std::fs::read_to_string(&pidfile).unwrap();
         std::process::Command::new("kill")

@@ -30,6 +30,24 @@ fn call(name: &str, args: serde_json::Value) -> CallToolRequestParams {
     p
 }
 
+/// `toolstack serve --config CONFIG` as a child-process transport.
+fn gateway(config: &std::path::Path) -> TokioChildProcess {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolstack"));
+    cmd.args(["serve", "--config", config.to_str().unwrap()]);
+    TokioChildProcess::new(cmd).unwrap()
+}
+
+/// The names the gateway lists, in order.
+async fn tool_names(client: &rmcp::service::RunningService<rmcp::RoleClient, ()>) -> Vec<String> {
+    client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect()
+}
+
 fn text(result: &rmcp::model::CallToolResult) -> String {
     result
         .content
@@ -84,19 +102,8 @@ tier = "auto"
         .build()
         .unwrap();
     rt.block_on(async {
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolstack"));
-        cmd.args(["serve", "--config", config.to_str().unwrap()]);
-        let client =
-            ().serve(TokioChildProcess::new(cmd).unwrap())
-                .await
-                .expect("the gateway answers the handshake");
-        let tools: Vec<String> = client
-            .list_all_tools()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|t| t.name.to_string())
-            .collect();
+        let client = ().serve(gateway(&config)).await.expect("the gateway answers the handshake");
+        let tools = tool_names(&client).await;
         assert_eq!(
             tools,
             ["everything_echo", "get_tool_schema", "tool_search"],
@@ -134,13 +141,7 @@ tier = "auto"
             !names.contains(&"fs_write_file"),
             "a denied tool is never found"
         );
-        let listed: Vec<String> = client
-            .list_all_tools()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|t| t.name.to_string())
-            .collect();
+        let listed = tool_names(&client).await;
         assert!(
             listed.iter().any(|n| n == read),
             "found tools are promoted into the list"
@@ -238,13 +239,8 @@ fn ask_decisions_are_put_to_the_clients_user_through_elicitation() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let gateway = || {
-            let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolstack"));
-            cmd.args(["serve", "--config", config.to_str().unwrap()]);
-            TokioChildProcess::new(cmd).unwrap()
-        };
         let yes = Person(rmcp::model::ElicitationAction::Accept)
-            .serve(gateway())
+            .serve(gateway(&config))
             .await
             .unwrap();
         let ok = yes
@@ -255,7 +251,7 @@ fn ask_decisions_are_put_to_the_clients_user_through_elicitation() {
         yes.cancel().await.unwrap();
 
         let no = Person(rmcp::model::ElicitationAction::Decline)
-            .serve(gateway())
+            .serve(gateway(&config))
             .await
             .unwrap();
         let refused = no
@@ -266,7 +262,7 @@ fn ask_decisions_are_put_to_the_clients_user_through_elicitation() {
         assert!(text(&refused).contains("declined"), "{}", text(&refused));
         no.cancel().await.unwrap();
 
-        let plain = ().serve(gateway()).await.unwrap();
+        let plain = ().serve(gateway(&config)).await.unwrap();
         let refused = plain
             .call_tool(call("everything_echo", json!({"message": "x"})))
             .await

@@ -10,6 +10,7 @@ use globset::GlobBuilder;
 use serde::Serialize;
 use tool_core::{SharedTool, ToolCategory, ToolDefinition, ToolError, ToolSource};
 
+use crate::changes::{ChangeSubscription, Listeners};
 use crate::{flatten_name, BuiltinSpec, RegistryError};
 
 /// Whether a source can serve calls.
@@ -286,6 +287,7 @@ struct State {
 struct Inner {
     state: Mutex<State>,
     current: ArcSwap<CatalogSnapshot>,
+    listeners: Arc<Listeners>,
 }
 
 /// The catalog of every tool source.
@@ -392,6 +394,7 @@ impl ToolCatalog {
             inner: Arc::new(Inner {
                 state: Mutex::new(state),
                 current: ArcSwap::from_pointee(CatalogSnapshot::default()),
+                listeners: Arc::default(),
             }),
         }
     }
@@ -425,6 +428,39 @@ impl ToolCatalog {
     /// The current snapshot: O(1), one `Arc` load.
     pub fn snapshot(&self) -> Arc<CatalogSnapshot> {
         self.inner.current.load_full()
+    }
+
+    /// Call `listener` with the new snapshot version each time the catalog
+    /// publishes one, until the returned subscription is dropped.
+    ///
+    /// The call happens inside the update, while the catalog is locked: a
+    /// listener must be quick and must not change the catalog (reading
+    /// [`ToolCatalog::snapshot`] is fine). Hand the version to a channel
+    /// and do the work elsewhere.
+    ///
+    /// ```
+    /// use std::sync::{Arc, atomic::{AtomicU64, Ordering}};
+    /// use tool_core::{FnTool, ToolOutput, ToolSource};
+    /// use tool_registry::{SourceConfig, ToolCatalog};
+    ///
+    /// let catalog = ToolCatalog::new();
+    /// let seen = Arc::new(AtomicU64::new(0));
+    /// let last = Arc::clone(&seen);
+    /// let subscription = catalog.on_change(move |version| last.store(version, Ordering::SeqCst));
+    /// let echo = FnTool::builder("echo", "Echo.")
+    ///     .handler(|_, _| async { Ok(ToolOutput::text("hi")) }).unwrap();
+    /// catalog.add_source(SourceConfig::new("gh", ToolSource::mcp("github"))).unwrap();
+    /// catalog.set_source_tools("gh", vec![echo]).unwrap();
+    /// assert_eq!(seen.load(Ordering::SeqCst), catalog.snapshot().version());
+    /// drop(subscription);
+    /// ```
+    pub fn on_change(&self, listener: impl Fn(u64) + Send + Sync + 'static) -> ChangeSubscription {
+        self.inner.listeners.add(Arc::new(listener))
+    }
+
+    /// How many change subscriptions are alive.
+    pub fn change_subscribers(&self) -> usize {
+        self.inner.listeners.len()
     }
 
     /// Add a source (empty until its tools are set).
@@ -723,8 +759,10 @@ impl ToolCatalog {
             }
         }
         view.version += 1;
+        let version = view.version;
         state.view = view.clone();
         self.inner.current.store(Arc::new(view));
+        self.inner.listeners.notify(version);
         warnings
     }
 }

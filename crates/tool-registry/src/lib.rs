@@ -31,6 +31,7 @@
 mod activation;
 mod builtin;
 mod catalog;
+mod changes;
 mod error;
 mod flatten;
 mod shed;
@@ -41,6 +42,7 @@ pub use catalog::{
     CatalogEntry, CatalogSnapshot, CatalogWarning, Health, OriginalName, RegistrationHandle,
     SourceConfig, SourceProbe, ToolCatalog,
 };
+pub use changes::ChangeSubscription;
 pub use error::{RegistryError, RegistryErrorKind};
 pub use flatten::flatten_name;
 pub use shed::{constructor, Preset, ToolConstructor, ToolShed, RESERVED_NAMES};

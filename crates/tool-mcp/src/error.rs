@@ -35,6 +35,14 @@ pub enum McpError {
         /// The deadline.
         seconds: u64,
     },
+    /// The gateway cannot listen where it was asked to.
+    #[error("cannot serve the gateway at `{address}`: {reason}")]
+    Listen {
+        /// The address asked for.
+        address: String,
+        /// Why.
+        reason: String,
+    },
     /// The catalog refused the server's tools.
     #[error(transparent)]
     Registry(#[from] RegistryError),
@@ -52,6 +60,7 @@ pub enum McpErrorKind {
     BadServer,
     Connection,
     StartupTimeout,
+    Listen,
     Registry,
     Tool,
 }
@@ -64,6 +73,7 @@ impl McpError {
             Self::BadServer { .. } => McpErrorKind::BadServer,
             Self::Connection { .. } => McpErrorKind::Connection,
             Self::StartupTimeout { .. } => McpErrorKind::StartupTimeout,
+            Self::Listen { .. } => McpErrorKind::Listen,
             Self::Registry(_) => McpErrorKind::Registry,
             Self::Tool(_) => McpErrorKind::Tool,
         }

@@ -25,5 +25,5 @@ mod hub;
 pub use client::{attach, refresh, report_health, McpServer};
 pub use config::{McpConfig, ServerConfig};
 pub use error::{McpError, McpErrorKind};
-pub use gateway::{serve_stdio, Gateway, GatewayHost};
+pub use gateway::{serve_http, serve_stdio, Gateway, GatewayHost, HttpGateway, MCP_PATH};
 pub use hub::McpHub;

@@ -3,7 +3,6 @@
 //! the servers these tests fail, saying how to install them; they are never
 //! skipped.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -13,42 +12,8 @@ use tool_policy::{Action, Policy, PolicyConfig};
 use tool_registry::ToolCatalog;
 use tool_service::{ScopedToolService, ToolService};
 
-fn server_js(package: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../.mcp-servers/node_modules/@modelcontextprotocol")
-        .join(package)
-        .join("dist/index.js");
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo xtask mcp-servers` (needs Node.js and npm, e.g. `apt-get install nodejs npm`)",
-        path.display()
-    );
-    assert!(
-        std::process::Command::new("node")
-            .arg("--version")
-            .output()
-            .is_ok(),
-        "node is not installed: tool-mcp's tests need Node.js (e.g. `apt-get install nodejs npm`)"
-    );
-    path.display().to_string()
-}
-
-/// server-everything behind `sh`, so a test can kill the node process:
-/// the config, and the file that will hold node's pid.
-fn killable_everything(name: &str, dir: &std::path::Path) -> (ServerConfig, PathBuf) {
-    let pidfile = dir.join("pid");
-    // A background job's stdin is /dev/null unless given explicitly, so
-    // keep the pipe on fd 3 for it.
-    let script = format!(
-        "exec 3<&0; node {} stdio <&3 3<&- & echo $! > {}; wait",
-        server_js("server-everything"),
-        pidfile.display()
-    );
-    (
-        ServerConfig::stdio(name, "sh", ["-c".to_owned(), script]),
-        pidfile,
-    )
-}
+mod common;
+use common::{killable_everything, rt, server_js};
 
 /// Kill the process whose pid is in `pidfile`, and wait (10 s at most)
 /// until the connection notices.
@@ -70,14 +35,6 @@ fn everything() -> ServerConfig {
         "node",
         [server_js("server-everything"), "stdio".to_owned()],
     )
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 fn allow_all() -> tool_policy::ScopedPolicy {

@@ -8,6 +8,8 @@
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
+mod http;
+
 use std::borrow::Cow;
 
 use rmcp::model::{
@@ -28,6 +30,8 @@ use tool_policy::{
 };
 use tool_registry::ChangeSubscription;
 use tool_service::{ScopedToolService, ToolService};
+
+pub use http::{serve_http, HttpGateway, MCP_PATH};
 
 use crate::{McpConfig, McpError, McpHub};
 

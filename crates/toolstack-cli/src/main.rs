@@ -91,11 +91,16 @@ enum Command {
         #[command(subcommand)]
         command: PolicyCommand,
     },
-    /// Serve the configured MCP servers' tools, with policy and disclosure, as one MCP server on stdio.
+    /// Serve the configured MCP servers' tools, with policy and disclosure, as one MCP server on stdio (or streamable HTTP with --listen).
     Serve {
         /// Gateway TOML: [tools], [[servers]], [policies], [sandbox].
         #[arg(long)]
         config: PathBuf,
+        /// Serve streamable HTTP at http://ADDR/mcp instead of stdio. ADDR must be loopback
+        /// (127.0.0.1:8931, [::1]:8931, localhost:8931); port 0 picks a free port. The URL is
+        /// printed on stderr once listening; Ctrl-C stops.
+        #[arg(long, value_name = "ADDR")]
+        listen: Option<String>,
     },
     /// One scripted agent turn, end to end, with a readable trace.
     Demo {
@@ -154,17 +159,57 @@ enum PolicyCommand {
     },
 }
 
-/// `toolstack serve`: stdout carries only the protocol.
-fn serve(config: &std::path::Path) -> Result<(), toolstack_cli::error::CliError> {
+/// `toolstack serve`: on stdio, stdout carries only the protocol; with
+/// `--listen`, the endpoint URL goes to stderr and Ctrl-C (or SIGTERM) stops.
+fn serve(
+    config: &std::path::Path,
+    listen: Option<&str>,
+) -> Result<(), toolstack_cli::error::CliError> {
     use toolstack_cli::error::cli;
     let config = tool_mcp::McpConfig::load(config).map_err(cli)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(cli)?;
+    let Some(address) = listen else {
+        return runtime
+            .block_on(tool_mcp::serve_stdio(&config))
+            .map_err(cli);
+    };
     runtime
-        .block_on(tool_mcp::serve_stdio(&config))
+        .block_on(async {
+            let shutdown = toolstack::core::CancellationToken::new();
+            let stop = shutdown.clone();
+            tokio::spawn(async move {
+                shutdown_signal().await;
+                stop.cancel();
+            });
+            tool_mcp::serve_http(&config, address, shutdown, |url| {
+                eprintln!("toolstack gateway listening on {url}");
+            })
+            .await
+        })
         .map_err(cli)
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            () = async {
+                match term.as_mut() {
+                    Some(term) => { term.recv().await; }
+                    None => std::future::pending::<()>().await,
+                }
+            } => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 fn main() -> ExitCode {
@@ -237,7 +282,7 @@ fn main() -> ExitCode {
                     json,
                 },
         } => commands::policy_list(config, catalog, *json),
-        Command::Serve { config } => serve(config),
+        Command::Serve { config, listen } => serve(config, listen.as_deref()),
         Command::Demo { catalog, json } => toolstack_cli::demo::run(
             &catalog
                 .clone()

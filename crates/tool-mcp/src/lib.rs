@@ -9,12 +9,17 @@
 //! [`McpHub`] keeps a host's servers, follows their tools-list-changed
 //! notifications, reconnects dead ones with backoff and offers
 //! capability-gated resource and prompt tools while a server advertises
-//! them. [`Gateway`] serves the hub's tools, with policy and
-//! progressive disclosure, as one MCP server on stdio (`toolstack serve`).
+//! them.
 //!
-//! `ask` decisions go to the gateway client's user through MCP form
-//! elicitation when the client supports it. Upstream servers are reached
-//! over stdio or streamable HTTP (plain http); the gateway serves stdio.
+//! The gateway serves the hub's tools, with policy and progressive
+//! disclosure, as one MCP server (`toolstack serve`): a [`GatewayHost`]
+//! shared by all clients, one [`Gateway`] session per client, on stdio
+//! ([`serve_stdio`]) or streamable HTTP on a loopback address
+//! ([`HttpGateway`], [`serve_http`]). `ask` decisions go to the client's
+//! user through MCP form elicitation when the client supports it; a client
+//! is told (`notifications/tools/list_changed`) when promotions or upstream
+//! changes alter the list it sees. Upstream servers are reached over stdio
+//! or streamable HTTP (plain http).
 
 mod client;
 mod config;

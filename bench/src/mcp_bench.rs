@@ -1,6 +1,7 @@
 //! `cargo xtask bench mcp`: a trivial call's round trip through the
-//! gateway (`toolstack serve`) vs straight to the upstream server, and the
-//! bytes of the tool list a client sees with and without disclosure.
+//! gateway (`toolstack serve`, on stdio and on streamable HTTP) vs straight
+//! to the upstream server, and the bytes of the tool list a client sees
+//! with and without disclosure.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -44,6 +45,39 @@ fn gateway_config(dir: &Path, core: &str) -> Result<PathBuf, String> {
 }
 
 type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+
+/// `toolstack serve --listen 127.0.0.1:0`: the child and its URL (read from
+/// its stderr, which a thread keeps draining).
+fn spawn_http_gateway(
+    toolstack: &Path,
+    config: &Path,
+) -> Result<(std::process::Child, String), String> {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(toolstack)
+        .arg("serve")
+        .arg("--config")
+        .arg(config)
+        .args(["--listen", "127.0.0.1:0"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", toolstack.display()))?;
+    let stderr = child.stderr.take().ok_or("no stderr pipe")?;
+    let mut lines = std::io::BufReader::new(stderr).lines();
+    let url = lines.by_ref().map_while(Result::ok).find_map(|line| {
+        line.strip_prefix("toolstack gateway listening on ")
+            .map(str::to_owned)
+    });
+    std::thread::spawn(move || lines.for_each(drop));
+    match url {
+        Some(url) => Ok((child, url)),
+        None => {
+            let _ = child.kill();
+            Err("the HTTP gateway exited without printing its URL".into())
+        }
+    }
+}
 
 async fn connect(program: &str, args: &[String]) -> Result<Client, String> {
     let mut cmd = tokio::process::Command::new(program);
@@ -106,11 +140,20 @@ pub fn run() -> Result<(), String> {
         )
         .await?;
         let full = connect(toolstack.to_str().unwrap_or_default(), &serve(&full_cfg)).await?;
-        // Warm up both paths, then measure.
+        let (mut http_child, url) = spawn_http_gateway(&toolstack, &disclosed_cfg)?;
+        let http = ()
+            .serve(rmcp::transport::StreamableHttpClientTransport::from_uri(
+                url.as_str(),
+            ))
+            .await
+            .map_err(|e| e.to_string())?;
+        // Warm up every path, then measure.
         echo_us(&direct, "echo", 20).await?;
         echo_us(&gateway, "everything_echo", 20).await?;
+        echo_us(&http, "everything_echo", 20).await?;
         let direct_us = echo_us(&direct, "echo", 300).await?;
         let gateway_us = echo_us(&gateway, "everything_echo", 300).await?;
+        let http_us = echo_us(&http, "everything_echo", 300).await?;
         let (shown, shown_bytes) = list_bytes(&gateway).await?;
         let (all, all_bytes) = list_bytes(&full).await?;
         println!("trivial call (echo) round trip, median of 300 (us)");
@@ -120,6 +163,12 @@ pub fn run() -> Result<(), String> {
             "  ratio {:.2}x, gateway cost {:.0} us",
             gateway_us / direct_us,
             gateway_us - direct_us
+        );
+        println!("  through the gateway over streamable HTTP {http_us:>10.0}");
+        println!(
+            "  ratio {:.2}x vs upstream, {:.2}x vs the stdio gateway",
+            http_us / direct_us,
+            http_us / gateway_us
         );
         println!("\ntools/list seen by the client, everything + filesystem servers");
         println!("  without disclosure  {all:>3} tools {all_bytes:>8} bytes   (baseline)");
@@ -134,6 +183,11 @@ pub fn run() -> Result<(), String> {
             "ratio_gateway_vs_direct".into(),
             json!(r2(gateway_us / direct_us)),
         );
+        result.insert("gateway_http_call_p50_us".into(), json!(r2(http_us)));
+        result.insert(
+            "ratio_gateway_http_vs_direct".into(),
+            json!(r2(http_us / direct_us)),
+        );
         result.insert("tools_list_bytes_disclosed".into(), json!(shown_bytes));
         result.insert("baseline_tools_list_bytes_full".into(), json!(all_bytes));
         result.insert(
@@ -141,9 +195,11 @@ pub fn run() -> Result<(), String> {
             json!(r2(shown_bytes as f64 / all_bytes as f64)),
         );
         println!("RESULT {}", Value::Object(result));
-        for c in [direct, gateway, full] {
+        for c in [direct, gateway, full, http] {
             let _ = c.cancel().await;
         }
+        let _ = http_child.kill();
+        let _ = http_child.wait();
         Ok(())
     })
 }

@@ -305,6 +305,37 @@ fn serve_refuses_a_non_loopback_listen_address() {
     );
 }
 
+/// The README's example config, exactly as printed there (the first TOML
+/// block of "The MCP gateway"), run from the repository root.
+#[test]
+fn the_readme_example_config_serves_a_deferred_tool_found_by_search() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let section = &readme[readme
+        .find("## The MCP gateway")
+        .expect("README has a gateway section")..];
+    let start = section.find("```toml\n").expect("a TOML example") + "```toml\n".len();
+    let example = &section[start..start + section[start..].find("```").unwrap()];
+    server_js("server-everything");
+    server_js("server-filesystem");
+    // The example serves /tmp through the filesystem server.
+    let dir = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
+    std::fs::write(dir.path().join("note.txt"), "gateway says hi").unwrap();
+    let config = dir.path().join("gateway.toml");
+    std::fs::write(&config, example).unwrap();
+    runtime().block_on(async {
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolstack"));
+        cmd.args(["serve", "--config", config.to_str().unwrap()])
+            .current_dir(&root);
+        let client =
+            ().serve(TokioChildProcess::new(cmd).unwrap())
+                .await
+                .expect("the gateway starts with the README's config");
+        search_and_call_a_deferred_tool(&client, dir.path()).await;
+        client.cancel().await.unwrap();
+    });
+}
+
 #[test]
 fn a_bad_gateway_config_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ErrorCode};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientRequest, ContentBlock, ErrorCode, PingRequest,
+};
 use rmcp::service::{NotificationContext, Peer, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
@@ -39,6 +41,8 @@ pub struct McpServer {
     service: RunningService<RoleClient, Notifications>,
     list_changed: std::sync::Mutex<Option<mpsc::UnboundedReceiver<()>>>,
     list_changes_applied: std::sync::atomic::AtomicUsize,
+    /// Why the gateway dropped the connection, when it did.
+    dropped_because: std::sync::Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -93,6 +97,7 @@ impl McpServer {
             service,
             list_changed: std::sync::Mutex::new(Some(rx)),
             list_changes_applied: std::sync::atomic::AtomicUsize::new(0),
+            dropped_because: std::sync::Mutex::new(None),
         })
     }
 
@@ -134,7 +139,48 @@ impl McpServer {
 
     /// True once the server exited or its pipe closed.
     pub fn is_closed(&self) -> bool {
-        self.service.is_transport_closed()
+        self.service.is_transport_closed() || self.service.is_closed()
+    }
+
+    /// Send an MCP `ping` and wait up to `ping_timeout_s` for the answer.
+    /// A server that does not answer in time is disconnected (its process
+    /// stopped), so it counts as closed from then on and the hub's
+    /// supervisor restarts it.
+    pub async fn ping(&self) -> Result<(), McpError> {
+        let seconds = self.config.ping_timeout_s;
+        let request = self
+            .service
+            .peer()
+            .send_request(ClientRequest::PingRequest(PingRequest::default()));
+        let failure = match tokio::time::timeout(Duration::from_secs(seconds), request).await {
+            Ok(Ok(_)) => return Ok(()),
+            Ok(Err(e)) => format!("ping failed: {e}"),
+            Err(_) => format!("did not answer a ping within {seconds} s"),
+        };
+        *self
+            .dropped_because
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(failure.clone());
+        self.disconnect();
+        Err(McpError::Connection {
+            server: self.config.name.clone(),
+            message: failure,
+        })
+    }
+
+    /// Drop the connection now (a child process is stopped); in-flight
+    /// calls fail with a transport error.
+    pub fn disconnect(&self) {
+        self.service.cancellation_token().cancel();
+    }
+
+    /// Why it is closed, as health reports say it.
+    fn closed_reason(&self) -> String {
+        self.dropped_because
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+            .unwrap_or_else(|| "the server exited or closed its connection".into())
     }
 
     /// Capabilities it advertises that gate host tools: `resources`,
@@ -365,7 +411,7 @@ pub async fn refresh(catalog: &ToolCatalog, server: &McpServer) -> Result<(), Mc
 pub fn report_health(catalog: &ToolCatalog, server: &McpServer) -> Result<Health, McpError> {
     let health = if server.is_closed() {
         Health::Unhealthy {
-            reason: "the server exited or closed its connection".into(),
+            reason: server.closed_reason(),
         }
     } else {
         Health::Healthy

@@ -18,6 +18,10 @@ fn default_startup_timeout_s() -> u64 {
     10
 }
 
+fn default_ping_timeout_s() -> u64 {
+    10
+}
+
 /// One MCP server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -45,6 +49,10 @@ pub struct ServerConfig {
     /// Deadline of connecting and listing tools, seconds.
     #[serde(default = "default_startup_timeout_s")]
     pub startup_timeout_s: u64,
+    /// How long the server may take to answer a health ping, seconds; one
+    /// that does not is treated as dead (unhealthy, then restarted).
+    #[serde(default = "default_ping_timeout_s")]
+    pub ping_timeout_s: u64,
 }
 
 impl ServerConfig {
@@ -63,6 +71,7 @@ impl ServerConfig {
             namespace: None,
             call_timeout_s: default_call_timeout_s(),
             startup_timeout_s: default_startup_timeout_s(),
+            ping_timeout_s: default_ping_timeout_s(),
         }
     }
 

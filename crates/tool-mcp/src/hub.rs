@@ -120,7 +120,8 @@ impl McpHub {
     }
 
     /// Watch the servers in the background: every `interval`, dead servers
-    /// are marked unhealthy and reconnected with exponential backoff (from
+    /// and servers that do not answer a ping ([`McpHub::ping_all`]) are
+    /// marked unhealthy and reconnected with exponential backoff (from
     /// `interval`, doubling up to `max_backoff`). The task ends when the
     /// hub is dropped.
     pub fn spawn_supervisor(
@@ -143,6 +144,7 @@ impl McpHub {
                     servers,
                 };
                 hub.report_health();
+                hub.ping_all().await;
                 let now = tokio::time::Instant::now();
                 let dead: Vec<ServerConfig> = hub
                     .lock()
@@ -173,6 +175,33 @@ impl McpHub {
                 }
             }
         })
+    }
+
+    /// Ping every open server at once (each within its `ping_timeout_s`);
+    /// one that does not answer is disconnected and reported unhealthy, so
+    /// the supervisor restarts it like a server that exited. Returns the
+    /// servers that failed, with why.
+    pub async fn ping_all(&self) -> Vec<(String, McpError)> {
+        let open: Vec<Arc<McpServer>> = self
+            .lock()
+            .values()
+            .filter(|s| !s.is_closed())
+            .cloned()
+            .collect();
+        let mut pings = tokio::task::JoinSet::new();
+        for server in open {
+            pings.spawn(async move { (server.ping().await, server) });
+        }
+        let mut failed = Vec::new();
+        while let Some(joined) = pings.join_next().await {
+            let Ok((Err(e), server)) = joined else {
+                continue;
+            };
+            tracing::warn!(server = %server.name(), error = %e, "MCP server stopped answering");
+            let _ = crate::report_health(&self.catalog, &server);
+            failed.push((server.name().to_owned(), e));
+        }
+        failed
     }
 
     /// Check every server; dead ones become unhealthy (their tools leave

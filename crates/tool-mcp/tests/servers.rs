@@ -393,3 +393,69 @@ fn a_server_over_streamable_http_is_imported_and_called() {
     let _ = node.wait();
     assert_eq!(result.unwrap(), "Echo: over http");
 }
+
+#[test]
+fn a_server_that_stops_answering_becomes_unhealthy_and_is_restarted() {
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut config, pidfile) = killable_everything("sleepy", dir.path());
+        config.ping_timeout_s = 1;
+        let catalog = ToolCatalog::new();
+        let hub = tool_mcp::McpHub::new(catalog.clone()).unwrap();
+        let server = hub.attach(config).await.unwrap();
+        assert!(hub.ping_all().await.is_empty(), "a live server answers");
+
+        // Freeze the process: the pipe stays open, nothing answers.
+        let frozen = std::fs::read_to_string(&pidfile).unwrap();
+        let signal = |sig: &str| {
+            std::process::Command::new("kill")
+                .args([sig, frozen.trim()])
+                .status()
+                .unwrap();
+        };
+        signal("-STOP");
+        let failed = hub.ping_all().await;
+        assert_eq!(failed.len(), 1, "{failed:?}");
+        assert_eq!(failed[0].0, "sleepy");
+        assert_eq!(failed[0].1.kind(), McpErrorKind::Connection);
+        assert!(
+            failed[0]
+                .1
+                .to_string()
+                .contains("did not answer a ping within 1 s"),
+            "{}",
+            failed[0].1
+        );
+        assert!(server.is_closed(), "an unresponsive server is disconnected");
+        assert!(catalog.snapshot().get("sleepy_echo").is_none());
+        match catalog.health("sleepy").unwrap() {
+            tool_registry::Health::Unhealthy { reason } => {
+                assert!(reason.contains("ping"), "{reason}");
+            }
+            tool_registry::Health::Healthy => panic!("still healthy"),
+        }
+
+        // The supervisor starts a fresh process, which serves again.
+        let supervisor = hub.spawn_supervisor(Duration::from_millis(100), Duration::from_secs(2));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let pid = std::fs::read_to_string(&pidfile).unwrap_or_default();
+            if catalog.snapshot().get("sleepy_echo").is_some() && pid != frozen {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the server was not restarted");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let service = ScopedToolService::builder(catalog.snapshot())
+            .policy(allow_all())
+            .build();
+        let echo = service
+            .execute("sleepy_echo", json!({"message": "awake"}))
+            .await
+            .unwrap();
+        assert_eq!(echo.to_text(), "Echo: awake");
+        supervisor.abort();
+        // The frozen node process was a grandchild (behind sh): end it.
+        signal("-KILL");
+    });
+}

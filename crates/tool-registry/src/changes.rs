@@ -114,23 +114,12 @@ mod tests {
             .add_source(SourceConfig::new("a", ToolSource::mcp("a")))
             .unwrap();
         catalog.set_source_tools("a", vec![echo("x")]).unwrap();
-        catalog
-            .set_health(
-                "a",
-                Health::Unhealthy {
-                    reason: "gone".into(),
-                },
-            )
-            .unwrap();
+        let gone = || Health::Unhealthy {
+            reason: "gone".into(),
+        };
+        catalog.set_health("a", gone()).unwrap();
         // Same health again publishes nothing, so nothing is announced.
-        catalog
-            .set_health(
-                "a",
-                Health::Unhealthy {
-                    reason: "gone".into(),
-                },
-            )
-            .unwrap();
+        catalog.set_health("a", gone()).unwrap();
         let version = catalog.snapshot().version();
         assert_eq!(*calls.lock().unwrap(), vec![version - 1, version]);
         assert_eq!(catalog.change_subscribers(), 1);

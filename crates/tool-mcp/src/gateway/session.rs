@@ -1,6 +1,7 @@
 //! [`Gateway`]: one client's session, the MCP server handler.
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -41,7 +42,7 @@ struct SessionInner {
     /// Fingerprint of the tool list the client last saw or was told of.
     listed: Mutex<Option<u64>>,
     /// Whether the list-change follower runs.
-    follower: Mutex<bool>,
+    follower: AtomicBool,
     stop: CancellationToken,
 }
 
@@ -70,7 +71,7 @@ impl Gateway {
                 gate: Mutex::new(None),
                 service: Mutex::new(None),
                 listed: Mutex::new(None),
-                follower: Mutex::new(false),
+                follower: AtomicBool::new(false),
                 stop: stop.clone(),
             }),
             _stop: stop.drop_guard(),
@@ -120,12 +121,8 @@ impl Gateway {
     /// Start (once) the task that tells this client when the catalog
     /// changed the list it sees. It ends with the session.
     fn follow_changes(&self, peer: Peer<RoleServer>) {
-        {
-            let mut started = lock(&self.inner.follower);
-            if *started {
-                return;
-            }
-            *started = true;
+        if self.inner.follower.swap(true, Ordering::SeqCst) {
+            return;
         }
         let session = Arc::clone(&self.inner);
         let mut changes = self.inner.host.changes();

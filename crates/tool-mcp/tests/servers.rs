@@ -37,6 +37,13 @@ fn everything() -> ServerConfig {
     )
 }
 
+/// A service over the catalog's current snapshot that allows every tool.
+fn service_allowing_all(catalog: &ToolCatalog) -> ScopedToolService {
+    ScopedToolService::builder(catalog.snapshot())
+        .policy(allow_all())
+        .build()
+}
+
 fn allow_all() -> tool_policy::ScopedPolicy {
     let mut config = PolicyConfig::default();
     config
@@ -68,9 +75,7 @@ fn calls_go_through_the_service_with_validation_and_typed_errors() {
     rt().block_on(async {
         let catalog = ToolCatalog::new();
         let server = attach(&catalog, everything()).await.unwrap();
-        let service = ScopedToolService::builder(catalog.snapshot())
-            .policy(allow_all())
-            .build();
+        let service = service_allowing_all(&catalog);
         let out = service
             .execute("everything_echo", json!({"message": "hi"}))
             .await
@@ -159,9 +164,7 @@ fn a_server_killed_mid_session_becomes_unhealthy_and_calls_get_a_transport_error
         let (config, pidfile) = killable_everything("doomed", dir.path());
         let catalog = ToolCatalog::new();
         let server = attach(&catalog, config).await.unwrap();
-        let service = ScopedToolService::builder(catalog.snapshot())
-            .policy(allow_all())
-            .build();
+        let service = service_allowing_all(&catalog);
         assert!(service
             .execute("doomed_echo", json!({"message": "a"}))
             .await
@@ -196,9 +199,7 @@ fn the_filesystem_server_reads_a_real_file() {
             ServerConfig::stdio("fs", "node", [server_js("server-filesystem"), root.clone()]);
         let catalog = ToolCatalog::new();
         let server = attach(&catalog, config).await.unwrap();
-        let service = ScopedToolService::builder(catalog.snapshot())
-            .policy(allow_all())
-            .build();
+        let service = service_allowing_all(&catalog);
         let names: Vec<String> = catalog.snapshot().names().map(str::to_owned).collect();
         let read = ["fs_read_text_file", "fs_read_file"]
             .into_iter()
@@ -248,9 +249,7 @@ fn resource_and_prompt_tools_exist_only_while_a_server_offers_them() {
         let dir = tempfile::tempdir().unwrap();
         let (config, pidfile) = killable_everything("everything", dir.path());
         hub.attach(config).await.unwrap();
-        let service = ScopedToolService::builder(catalog.snapshot())
-            .policy(allow_all())
-            .build();
+        let service = service_allowing_all(&catalog);
         let listed = service
             .execute("mcp_list_resources", json!({}))
             .await
@@ -315,9 +314,7 @@ fn a_dead_server_is_reconnected_with_backoff_and_serves_again() {
             assert!(Instant::now() < deadline, "the server did not come back");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        let service = ScopedToolService::builder(catalog.snapshot())
-            .policy(allow_all())
-            .build();
+        let service = service_allowing_all(&catalog);
         assert_eq!(
             service
                 .execute("phoenix_echo", json!({"message": "back"}))
@@ -379,9 +376,7 @@ fn a_server_over_streamable_http_is_imported_and_called() {
         config.url = Some(format!("http://127.0.0.1:{port}/mcp"));
         let catalog = ToolCatalog::new();
         let server = attach(&catalog, config).await.unwrap();
-        let service = ScopedToolService::builder(catalog.snapshot())
-            .policy(allow_all())
-            .build();
+        let service = service_allowing_all(&catalog);
         let out = service
             .execute("remote_echo", json!({"message": "over http"}))
             .await
@@ -446,9 +441,7 @@ fn a_server_that_stops_answering_becomes_unhealthy_and_is_restarted() {
             assert!(Instant::now() < deadline, "the server was not restarted");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        let service = ScopedToolService::builder(catalog.snapshot())
-            .policy(allow_all())
-            .build();
+        let service = service_allowing_all(&catalog);
         let echo = service
             .execute("sleepy_echo", json!({"message": "awake"}))
             .await
